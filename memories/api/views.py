@@ -1,0 +1,253 @@
+"""Memories API: input serializer -> one service or selector call -> output serializer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status, viewsets
+from rest_framework.decorators import (
+    action,
+    api_view,
+    authentication_classes,
+    permission_classes,
+)
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from memories import selectors, services
+from memories.api import serializers as s
+from memories.schema import MEMORY_ENTRY_SCHEMA
+from samsite.api.exceptions import error_body, flatten_errors
+from samsite.api.pagination import StandardPagination
+
+ERRORS = {
+    400: OpenApiResponse(description="Invalid input: {error: {code, message, fields}}"),
+    404: OpenApiResponse(description="Not found (or not visible to you)"),
+}
+
+
+def _write_answer(memory, *, changelog=(), suggested=(), code=status.HTTP_200_OK) -> Response:
+    body = {
+        "memory": s.MemoryOutputSerializer(memory).data,
+        "changelog_diff": list(changelog),
+        "suggested_fields": list(suggested),
+    }
+    return Response(body, status=code)
+
+
+class SpaceViewSet(viewsets.ViewSet):
+    lookup_field = "slug"
+    lookup_value_regex = r"[-a-zA-Z0-9_]+"
+
+    @extend_schema(responses=s.SpaceOutputSerializer(many=True), summary="List spaces")
+    def list(self, request: Request) -> Response:
+        paginator = StandardPagination()
+        page = paginator.paginate_queryset(selectors.space_list(actor=request.user), request, view=self)
+        return paginator.get_paginated_response(s.SpaceOutputSerializer(page, many=True).data)
+
+    @extend_schema(request=s.SpaceCreateInputSerializer,
+                   responses={201: s.SpaceOutputSerializer, **ERRORS}, summary="Create a space")
+    def create(self, request: Request) -> Response:
+        data = s.SpaceCreateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        space = services.space_create(actor=request.user, **data.validated_data)
+        return Response(s.SpaceOutputSerializer(space).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses={200: s.SpaceOutputSerializer, **ERRORS}, summary="Get a space")
+    def retrieve(self, request: Request, slug: str) -> Response:
+        return Response(s.SpaceOutputSerializer(selectors.space_get(actor=request.user, slug=slug)).data)
+
+    @extend_schema(request=s.SpaceUpdateInputSerializer,
+                   responses={200: s.SpaceOutputSerializer, **ERRORS}, summary="Edit a space")
+    def partial_update(self, request: Request, slug: str) -> Response:
+        data = s.SpaceUpdateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        space = services.space_update(actor=request.user, slug=slug, changes=data.validated_data)
+        return Response(s.SpaceOutputSerializer(space).data)
+
+
+class MemoryViewSet(viewsets.ViewSet):
+    lookup_value_regex = r"[A-Za-z0-9_-]+"
+
+    @extend_schema(
+        parameters=[s.MemoryListQuerySerializer],
+        responses={200: s.MemoryOutputSerializer(many=True), 400: ERRORS[400]},
+        summary="List memories",
+        description="Active memories by default; `archived=true` or `any` to include archived ones.",
+    )
+    def list(self, request: Request) -> Response:
+        query = s.MemoryListQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        q = query.validated_data
+        archived = {"false": False, "true": True, "any": None}[q["archived"]]
+        filters = selectors.MemoryFilters(
+            spaces=[p for p in q.get("space", "").split(",") if p],
+            memory_type=q.get("memory_type"),
+            kind=q.get("kind"),
+            tags=[t.strip().lower() for t in q.get("tags", "").split(",") if t.strip()],
+            reliability=q.get("reliability"),
+            archived=archived,
+            embedding_status=q.get("embedding_status"),
+            text=q.get("text"),
+            updated_after=q.get("updated_after"),
+            updated_before=q.get("updated_before"),
+        )
+        queryset = selectors.memory_list(actor=request.user, filters=filters)
+        paginator = StandardPagination()
+        page = paginator.paginate_queryset(queryset, request, view=self)
+        return paginator.get_paginated_response(s.MemoryOutputSerializer(page, many=True).data)
+
+    @extend_schema(request=s.MemoryCreateInputSerializer,
+                   responses={201: s.MemoryWriteOutputSerializer, 409: OpenApiResponse(
+                       description="A memory with that id exists"), **ERRORS},
+                   summary="Create a memory")
+    def create(self, request: Request) -> Response:
+        data = s.MemoryCreateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        memory, suggested = services.memory_create(actor=request.user, data=data.validated_data)
+        memory = selectors.memory_get(actor=request.user, memory_id=memory.id)
+        return _write_answer(memory, suggested=suggested, code=status.HTTP_201_CREATED)
+
+    @extend_schema(responses={200: s.MemoryOutputSerializer, **ERRORS}, summary="Get a memory")
+    def retrieve(self, request: Request, pk: str) -> Response:
+        memory = selectors.memory_get(actor=request.user, memory_id=pk)
+        return Response(s.MemoryOutputSerializer(memory).data)
+
+    @extend_schema(
+        request=s.MemoryUpdateInputSerializer,
+        responses={200: s.MemoryWriteOutputSerializer,
+                   409: OpenApiResponse(description="Stale version; see error.current_version"),
+                   **ERRORS},
+        summary="Edit a memory (names the version it edits)",
+    )
+    def partial_update(self, request: Request, pk: str) -> Response:
+        data = s.MemoryUpdateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        changes: dict[str, Any] = dict(data.validated_data)
+        version = changes.pop("version")
+        reason = changes.pop("reason", "")
+        memory, changelog = services.memory_update(
+            actor=request.user, memory_id=pk, expected_version=version, changes=changes,
+            reason=reason,
+        )
+        return _write_answer(memory, changelog=changelog)
+
+    @extend_schema(responses={204: None, **ERRORS}, summary="Delete a memory for good")
+    def destroy(self, request: Request, pk: str) -> Response:
+        services.memory_delete(actor=request.user, memory_id=pk)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(request=s.MemoryReasonInputSerializer,
+                   responses={200: s.MemoryWriteOutputSerializer, **ERRORS},
+                   summary="Archive a memory (soft, restorable)")
+    @action(detail=True, methods=["post"])
+    def archive(self, request: Request, pk: str) -> Response:
+        data = s.MemoryReasonInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        memory, changelog = services.memory_archive(
+            actor=request.user, memory_id=pk, reason=data.validated_data["reason"]
+        )
+        return _write_answer(memory, changelog=changelog)
+
+    @extend_schema(request=s.MemoryReasonInputSerializer,
+                   responses={200: s.MemoryWriteOutputSerializer, **ERRORS},
+                   summary="Restore an archived memory")
+    @action(detail=True, methods=["post"])
+    def restore(self, request: Request, pk: str) -> Response:
+        data = s.MemoryReasonInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        memory, changelog = services.memory_unarchive(
+            actor=request.user, memory_id=pk, reason=data.validated_data["reason"]
+        )
+        return _write_answer(memory, changelog=changelog)
+
+    @extend_schema(responses={200: s.MemoryVersionOutputSerializer(many=True), **ERRORS},
+                   summary="A memory's versions, newest first")
+    @action(detail=True, methods=["get"], url_path="versions")
+    def versions(self, request: Request, pk: str) -> Response:
+        versions = selectors.memory_version_list(actor=request.user, memory_id=pk)
+        return Response(s.MemoryVersionOutputSerializer(versions, many=True).data)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("version", int, OpenApiParameter.PATH)],
+        responses={200: s.MemoryVersionOutputSerializer, **ERRORS}, summary="One version",
+    )
+    @action(detail=True, methods=["get"], url_path=r"versions/(?P<version>[0-9]+)")
+    def version_detail(self, request: Request, pk: str, version: str) -> Response:
+        found = selectors.memory_version_get(actor=request.user, memory_id=pk, version=int(version))
+        return Response(s.MemoryVersionOutputSerializer(found).data)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("version", int, OpenApiParameter.PATH)],
+        request=s.MemoryVersionRestoreInputSerializer,
+        responses={200: s.MemoryWriteOutputSerializer, 409: OpenApiResponse(description="Stale version"),
+                   **ERRORS},
+        summary="Restore a version (the restore is a new version)",
+    )
+    @action(detail=True, methods=["post"], url_path=r"versions/(?P<version>[0-9]+)/restore")
+    def version_restore(self, request: Request, pk: str, version: str) -> Response:
+        data = s.MemoryVersionRestoreInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        memory, changelog = services.memory_version_restore(
+            actor=request.user, memory_id=pk, version=int(version),
+            expected_version=data.validated_data.get("version"),
+        )
+        return _write_answer(memory, changelog=changelog)
+
+    @extend_schema(
+        request=s.MemoryBulkInputSerializer,
+        responses={201: s.MemoryBulkOutputSerializer, 200: s.MemoryBulkOutputSerializer,
+                   400: OpenApiResponse(description="atomic and some rows invalid: nothing written")},
+        summary="Create up to 1000 memories, with per-row errors",
+    )
+    @action(detail=False, methods=["post"])
+    def bulk(self, request: Request) -> Response:
+        data = s.MemoryBulkInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        items, atomic = data.validated_data["items"], data.validated_data["atomic"]
+        shape_errors: dict[int, dict[str, list[str]]] = {}
+        valid_items: list[tuple[int, dict]] = []
+        for index, item in enumerate(items):
+            row = s.MemoryCreateInputSerializer(data=item)
+            if row.is_valid():
+                valid_items.append((index, row.validated_data))
+            else:
+                shape_errors[index] = flatten_errors(row.errors)
+        if atomic and shape_errors:
+            result_rows: list[dict] = []
+        else:
+            result = services.memory_bulk_create(
+                actor=request.user, items=[item for _, item in valid_items], atomic=atomic
+            )
+            created = iter(result.created)
+            result_rows = []
+            for (index, _), row in zip(valid_items, result.rows, strict=True):
+                if row.errors:
+                    shape_errors[index] = row.errors
+                elif not (atomic and result.failed):
+                    result_rows.append({"index": index, "ok": True, "id": next(created).id})
+        results = sorted(
+            result_rows + [{"index": i, "ok": False, "errors": e} for i, e in shape_errors.items()],
+            key=lambda r: r["index"],
+        )
+        if atomic and shape_errors:
+            fields = {f"items[{i}].{k}": v for i, e in shape_errors.items() for k, v in e.items()}
+            body = error_body("invalid", "Some rows are invalid; nothing was written.", fields)
+            body["results"] = results
+            return Response(body, status=status.HTTP_400_BAD_REQUEST)
+        created_count = sum(1 for r in results if r["ok"])
+        body = {"created": created_count, "failed": len(results) - created_count,
+                "atomic": atomic, "results": results}
+        code = status.HTTP_201_CREATED if not shape_errors else status.HTTP_200_OK
+        return Response(s.MemoryBulkOutputSerializer(body).data, status=code)
+
+
+@extend_schema(responses={200: OpenApiResponse(description="JSON Schema (draft-07)")},
+               summary="JSON Schema of a SAM memory entry", auth=[])
+@api_view(["GET"])
+@permission_classes([AllowAny])
+@authentication_classes([])
+def memory_entry_schema(request: Request) -> Response:
+    return Response(MEMORY_ENTRY_SCHEMA)

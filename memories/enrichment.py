@@ -1,0 +1,120 @@
+"""Deterministic, extractive suggestions for summary, canonical phrases and tags.
+
+No network and no model: a memory written offline gets the same suggestions every time.
+Keyword extraction is a small RAKE (rapid automatic keyword extraction): candidate
+phrases are runs of words between stop words and punctuation, scored by word degree
+over frequency. The libraries that do this (rake-nltk, yake) either download corpora at
+run time or pull a large dependency tree, so the forty lines below are cheaper to own.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+
+from memories import limits
+from memories.normalize import clean_line
+
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all also am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each else even few
+    for from further had has have having he her here hers herself him himself his how i if in
+    into is it its itself just let like may me might more most must my myself need no nor not
+    now of off on once only or other ought our ours ourselves out over own per please same shall
+    she should so some such than that the their theirs them themselves then there these they
+    this those through to too under until up upon us use used uses using very via was we were
+    what when where which while who whom why will with within without would you your yours
+    yourself yourselves instead always never every get gets got make makes made want wants one
+    two new old etc e.g i.e vs
+    """.split()
+)
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
+_WORD = re.compile(r"[a-z0-9][a-z0-9+#._/-]*[a-z0-9+#]|[a-z0-9]")
+_SPLITTERS = re.compile(r"[,;:!?()\[\]{}\"“”]|\.(?:\s|$)|\s[-–—]\s|\n")
+
+
+def suggest_summary(content: str, *, title: str = "") -> str:
+    """The leading sentences of the content that fit the summary limit."""
+    text = clean_line(content)
+    max_len = limits.SUMMARY[1]
+    summary = ""
+    for sentence in _SENTENCE_END.split(text):
+        candidate = f"{summary} {sentence}".strip()
+        if len(candidate) > max_len:
+            break
+        summary = candidate
+        if len(summary) >= 120:
+            break
+    if not summary:
+        cut = text[: max_len - 1].rsplit(" ", 1)[0].rstrip(",;:")
+        summary = f"{cut}…"
+    if len(summary) < limits.SUMMARY[0]:
+        summary = clean_line(f"{title}: {summary}") if title else summary
+    return summary
+
+
+def _candidate_phrases(text: str) -> list[list[str]]:
+    phrases: list[list[str]] = []
+    for chunk in _SPLITTERS.split(text.lower()):
+        current: list[str] = []
+        for word in _WORD.findall(chunk):
+            if word in STOP_WORDS or word.isdigit():
+                if current:
+                    phrases.append(current)
+                current = []
+            else:
+                current.append(word)
+        if current:
+            phrases.append(current)
+    return [p for p in phrases if len(p) <= 5]
+
+
+def keyphrases(text: str, *, limit: int) -> list[str]:
+    """Top RAKE phrases, ties broken by first appearance (so the order is stable)."""
+    candidates = _candidate_phrases(text)
+    frequency: Counter[str] = Counter()
+    degree: defaultdict[str, int] = defaultdict(int)
+    for phrase in candidates:
+        for word in phrase:
+            frequency[word] += 1
+            degree[word] += len(phrase)
+    first_seen: dict[str, int] = {}
+    scores: dict[str, float] = {}
+    for index, phrase in enumerate(candidates):
+        joined = " ".join(phrase)
+        if joined in scores:
+            continue
+        first_seen[joined] = index
+        scores[joined] = sum(degree[w] / frequency[w] for w in phrase)
+    ranked = sorted(scores, key=lambda p: (-scores[p], first_seen[p]))
+    return ranked[:limit]
+
+
+def suggest_phrases(*, title: str, content: str, limit: int = 5) -> list[str]:
+    """The lowercased title plus the content's strongest multi-word phrases."""
+    low, high = limits.PHRASE
+    suggestions = [clean_line(title).lower()[:high].strip()]
+    for phrase in keyphrases(content, limit=limit * 3):
+        if len(suggestions) >= limit:
+            break
+        if " " in phrase and low <= len(phrase) <= high and phrase not in suggestions:
+            suggestions.append(phrase)
+    return [s for s in suggestions if len(s) >= low]
+
+
+def suggest_tags(*, title: str, content: str, limit: int = 5) -> list[str]:
+    """The most frequent content words, title words counting double."""
+    low, high = limits.TAG
+    counts: Counter[str] = Counter()
+    first_seen: dict[str, int] = {}
+    words = _WORD.findall(clean_line(title).lower()) * 2 + _WORD.findall(content.lower())
+    for position, word in enumerate(words):
+        word = word.strip("._/-")
+        if word in STOP_WORDS or word.isdigit() or not (low + 1 <= len(word) <= high):
+            continue
+        counts[word] += 1
+        first_seen.setdefault(word, position)
+    ranked = sorted(counts, key=lambda w: (-counts[w], first_seen[w]))
+    return ranked[:limit]

@@ -1,0 +1,324 @@
+"""Spaces, memories, their version history and their hot counters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVectorField
+from django.db import models
+from django.db.models import F, Func, Q
+from django.db.models.functions import Length
+from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
+from pgvector.django import HnswIndex, VectorField
+from ulid import ULID
+
+from memories import limits
+
+
+def new_memory_id() -> str:
+    """A stable, sortable id such as mem_01JD5Z8K3Q4W0S6T2X9B7C1N5M."""
+    return f"mem_{ULID()}"
+
+
+class SpaceKind(models.TextChoices):
+    GLOBAL = "global"
+    PROJECT = "project"
+    AGENT = "agent"
+    USER = "user"
+
+
+class MemoryType(models.TextChoices):
+    EPISODIC = "episodic"
+    SEMANTIC = "semantic"
+    PROCEDURAL = "procedural"
+
+
+class Priority(models.TextChoices):
+    CORE = "core"
+    HIGH = "high"
+    NORMAL = "normal"
+    LOW = "low"
+
+
+class Reliability(models.TextChoices):
+    UNVERIFIED = "unverified"
+    INFERRED = "inferred"
+    CONFIRMED = "confirmed"
+    CONTESTED = "contested"
+
+
+class SourceType(models.TextChoices):
+    USER = "user"
+    SYSTEM = "system"
+    IMPORT = "import"
+    DERIVED = "derived"
+    DOC = "doc"
+
+
+class DecayType(models.TextChoices):
+    EXPONENTIAL = "exponential"
+    NONE = "none"
+
+
+class EmbeddingStatus(models.TextChoices):
+    PENDING = "pending"
+    READY = "ready"
+    FAILED = "failed"
+
+
+# Built-in kinds. Installs add their own with SAM_EXTRA_KINDS (see memories.kinds).
+BUILTIN_KINDS = (
+    "fact", "preference", "decision", "solution", "pattern", "standard", "procedure",
+    "gotcha", "topic", "style", "summary", "glossary", "task_state", "project_fact",
+)
+
+
+def default_context_window() -> dict[str, list[str]]:
+    return {"applies_to": [], "excludes": []}
+
+
+def default_decay_policy() -> dict[str, Any]:
+    return {"type": DecayType.EXPONENTIAL.value, "half_life_days": 90, "min_confidence": 0.4}
+
+
+class Space(models.Model):
+    """The scope every memory belongs to: global, a project, an agent or a user."""
+
+    slug = models.SlugField(max_length=80, unique=True)
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=16, choices=SpaceKind.choices, default=SpaceKind.PROJECT)
+    description = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["slug"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=SpaceKind.values), name="space_kind_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class MemoryQuerySet(models.QuerySet["Memory"]):
+    def active(self) -> MemoryQuerySet:
+        return self.filter(archived=False)
+
+    def archived(self) -> MemoryQuerySet:
+        return self.filter(archived=True)
+
+    def needing_embedding(self) -> MemoryQuerySet:
+        return self.filter(embedding_status=EmbeddingStatus.PENDING)
+
+    def with_related(self) -> MemoryQuerySet:
+        return self.select_related("space", "stats")
+
+
+def _cardinality(field: str) -> Func:
+    return Func(F(field), function="cardinality", output_field=models.IntegerField())
+
+
+def _length_between(field: str, bounds: tuple[int, int]) -> list[models.CheckConstraint]:
+    low, high = bounds
+    return [
+        models.CheckConstraint(
+            condition=GreaterThanOrEqual(Length(field), low), name=f"memory_{field}_min_length"
+        ),
+        models.CheckConstraint(
+            condition=LessThanOrEqual(Length(field), high), name=f"memory_{field}_max_length"
+        ),
+    ]
+
+
+class Memory(models.Model):
+    """One remembered item: a fact, preference, decision, solution, procedure...
+
+    Carries the union of the seeds' entry shapes. Hot, often-changing counters
+    (confidence, access and usage counts, last used) live in MemoryStats so that recall
+    and decay never rewrite this row, which carries the HNSW-indexed embedding.
+    """
+
+    id = models.CharField(primary_key=True, max_length=40, default=new_memory_id, editable=False)
+    space = models.ForeignKey(Space, on_delete=models.CASCADE, related_name="memories")
+
+    title = models.CharField(max_length=limits.TITLE[1])
+    content = models.TextField()
+    summary = models.CharField(max_length=limits.SUMMARY[1])
+    canonical_phrases = ArrayField(models.CharField(max_length=limits.PHRASE[1]), default=list)
+    tags = ArrayField(models.CharField(max_length=limits.TAG[1]), default=list, blank=True)
+
+    memory_type = models.CharField(
+        max_length=16, choices=MemoryType.choices, default=MemoryType.SEMANTIC
+    )
+    kind = models.CharField(max_length=40, default="fact")
+    priority = models.CharField(max_length=8, choices=Priority.choices, default=Priority.NORMAL)
+    reliability = models.CharField(
+        max_length=16, choices=Reliability.choices, default=Reliability.UNVERIFIED
+    )
+    importance = models.FloatField(default=0.5)
+
+    source_type = models.CharField(max_length=16, choices=SourceType.choices, default=SourceType.USER)
+    source_ref = models.CharField(max_length=limits.SOURCE_REF[1], default="api")
+    source_uri = models.CharField(max_length=limits.SOURCE_URI_MAX, null=True, blank=True)
+
+    occurred_at = models.DateTimeField(null=True, blank=True)
+    context_window = models.JSONField(default=default_context_window)
+    decay_policy = models.JSONField(default=default_decay_policy)
+    metadata = models.JSONField(default=dict, blank=True)
+    training_examples = models.JSONField(default=list, blank=True)
+
+    archived = models.BooleanField(default=False)
+    archived_at = models.DateTimeField(null=True, blank=True)
+    archive_reason = models.CharField(max_length=500, blank=True, default="")
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes"
+    )
+
+    version = models.PositiveIntegerField(default=1)
+    content_hash = models.CharField(max_length=64)
+
+    embedding = VectorField(dimensions=settings.SAM_EMBEDDING_DIMS, null=True, blank=True)
+    embedding_model = models.CharField(max_length=200, blank=True, default="")
+    embedding_status = models.CharField(
+        max_length=8, choices=EmbeddingStatus.choices, default=EmbeddingStatus.PENDING
+    )
+    embedded_at = models.DateTimeField(null=True, blank=True)
+    # Hash of the exact text last embedded; the task skips work when it still matches.
+    embedding_input_hash = models.CharField(max_length=64, blank=True, default="")
+    embedding_attempts = models.PositiveSmallIntegerField(default=0)
+    embedding_error = models.CharField(max_length=500, blank=True, default="")
+
+    search_vector = SearchVectorField(null=True, editable=False)
+
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = MemoryQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-updated_at", "id"]
+        verbose_name_plural = "memories"
+        indexes = [
+            models.Index(fields=["space", "archived", "-updated_at"], name="memory_space_recent"),
+            models.Index(fields=["embedding_status"], name="memory_embedding_status",
+                         condition=~Q(embedding_status="ready")),
+            GinIndex(fields=["tags"], name="memory_tags_gin"),
+            GinIndex(fields=["canonical_phrases"], name="memory_phrases_gin"),
+            GinIndex(fields=["search_vector"], name="memory_search_gin"),
+            HnswIndex(
+                name="memory_embedding_hnsw", fields=["embedding"], m=16, ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+        ]
+        constraints = [
+            *_length_between("title", limits.TITLE),
+            *_length_between("content", limits.CONTENT),
+            *_length_between("summary", limits.SUMMARY),
+            models.CheckConstraint(
+                condition=GreaterThanOrEqual(_cardinality("canonical_phrases"),
+                                             limits.PHRASES_COUNT[0])
+                & LessThanOrEqual(_cardinality("canonical_phrases"), limits.PHRASES_COUNT[1]),
+                name="memory_phrases_count",
+            ),
+            models.CheckConstraint(
+                condition=LessThanOrEqual(_cardinality("tags"), limits.TAGS_COUNT[1]),
+                name="memory_tags_count",
+            ),
+            models.CheckConstraint(
+                condition=Q(importance__gte=0) & Q(importance__lte=1), name="memory_importance_range"
+            ),
+            models.CheckConstraint(condition=Q(version__gte=1), name="memory_version_positive"),
+            models.CheckConstraint(
+                condition=Q(memory_type__in=MemoryType.values), name="memory_type_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(priority__in=Priority.values), name="memory_priority_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(reliability__in=Reliability.values), name="memory_reliability_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(source_type__in=SourceType.values), name="memory_source_type_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(embedding_status__in=EmbeddingStatus.values),
+                name="memory_embedding_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind__regex=r"^[a-z][a-z0-9_]{1,39}$"), name="memory_kind_format"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.title} ({self.id})"
+
+    @property
+    def source(self) -> dict[str, str | None]:
+        return {"type": self.source_type, "ref": self.source_ref, "uri": self.source_uri}
+
+
+class MemoryStats(models.Model):
+    """Counters that change on every recall or decay run, kept off the vector row.
+
+    Updating them here is a cheap heap-only update of a narrow table, instead of a
+    non-HOT update that re-inserts the memory's HNSW and GIN index entries.
+    """
+
+    memory = models.OneToOneField(
+        Memory, primary_key=True, on_delete=models.CASCADE, related_name="stats"
+    )
+    confidence = models.FloatField(default=0.75)
+    usage_count = models.PositiveIntegerField(default=0)
+    access_count = models.PositiveIntegerField(default=0)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    last_accessed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "memory stats"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(confidence__gte=0) & Q(confidence__lte=1),
+                name="memorystats_confidence_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"stats for {self.memory_id}"
+
+
+class MemoryVersion(models.Model):
+    """The state of a memory at one version, with the diff from the version before.
+
+    Version 1 is the memory as created. `changes` is the changelog diff
+    [{path, before, after, reason}] that led from version N-1 to N.
+    """
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="versions")
+    version = models.PositiveIntegerField()
+    snapshot = models.JSONField()
+    changes = models.JSONField(default=list)
+    reason = models.CharField(max_length=500, blank=True, default="")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["memory", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["memory", "version"], name="memory_version_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.memory_id} v{self.version}"

@@ -1,0 +1,7 @@
+"""The SAM memory entry JSON Schema (seed 000, extended), loaded once."""
+
+import json
+from pathlib import Path
+
+SCHEMA_PATH = Path(__file__).with_name("memory_entry.schema.json")
+MEMORY_ENTRY_SCHEMA: dict = json.loads(SCHEMA_PATH.read_text())

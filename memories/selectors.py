@@ -1,0 +1,86 @@
+"""Permission-aware reads of spaces and memories. Every query starts at governance.access."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.contrib.postgres.search import SearchQuery
+from django.db.models import Q, QuerySet
+
+from governance import access
+from memories.models import Memory, MemoryVersion, Space
+from memories.services import SEARCH_CONFIG
+
+
+def space_list(*, actor) -> QuerySet[Space]:
+    return access.spaces_visible(actor).order_by("slug")
+
+
+def space_get(*, actor, slug: str) -> Space:
+    return access.access_space(actor, slug=slug)
+
+
+@dataclass(frozen=True)
+class MemoryFilters:
+    """List filters; None means "any"."""
+
+    spaces: list[str] = field(default_factory=list)
+    memory_type: str | None = None
+    kind: str | None = None
+    tags: list[str] = field(default_factory=list)
+    reliability: str | None = None
+    archived: bool | None = False
+    embedding_status: str | None = None
+    text: str | None = None
+    updated_after: datetime | None = None
+    updated_before: datetime | None = None
+
+
+def memory_list(*, actor, filters: MemoryFilters) -> QuerySet[Memory]:
+    """Memories `actor` may read, filtered; archived ones only when asked for.
+
+    `text` matches the weighted full-text vector (web-search syntax: quotes, OR, -word),
+    so a memory is findable the moment it is written, before its embedding is ready.
+    """
+    queryset = access.restrict(Memory.objects.with_related(), actor)
+    if filters.spaces:
+        queryset = queryset.filter(space__slug__in=filters.spaces)
+    if filters.memory_type:
+        queryset = queryset.filter(memory_type=filters.memory_type)
+    if filters.kind:
+        queryset = queryset.filter(kind=filters.kind)
+    if filters.tags:
+        queryset = queryset.filter(tags__contains=filters.tags)
+    if filters.reliability:
+        queryset = queryset.filter(reliability=filters.reliability)
+    if filters.archived is not None:
+        queryset = queryset.filter(archived=filters.archived)
+    if filters.embedding_status:
+        queryset = queryset.filter(embedding_status=filters.embedding_status)
+    if filters.updated_after:
+        queryset = queryset.filter(updated_at__gte=filters.updated_after)
+    if filters.updated_before:
+        queryset = queryset.filter(updated_at__lt=filters.updated_before)
+    if filters.text:
+        query = SearchQuery(filters.text, search_type="websearch", config=SEARCH_CONFIG)
+        queryset = queryset.filter(Q(search_vector=query) | Q(pk=filters.text.strip()))
+    return queryset.order_by("-updated_at", "id")
+
+
+def memory_get(*, actor, memory_id: str) -> Memory:
+    return access.access_object(Memory.objects.with_related(), actor, pk=memory_id, label="memory")
+
+
+def memory_version_list(*, actor, memory_id: str) -> QuerySet[MemoryVersion]:
+    memory = memory_get(actor=actor, memory_id=memory_id)
+    return memory.versions.select_related("actor").order_by("-version")
+
+
+def memory_version_get(*, actor, memory_id: str, version: int) -> MemoryVersion:
+    from samsite.api.errors import NotFound
+
+    found = memory_version_list(actor=actor, memory_id=memory_id).filter(version=version).first()
+    if found is None:
+        raise NotFound(f"Memory '{memory_id}' has no version {version}.")
+    return found

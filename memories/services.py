@@ -1,0 +1,483 @@
+"""Writes and workflows for spaces and memories.
+
+Every write normalises, fills suggestions, validates against the SAM limits, keeps the
+version history, refreshes the full-text vector and, once the transaction commits,
+enqueues embedding. Permission checks go through governance.access.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.contrib.postgres.search import SearchVector
+from django.db import transaction
+from django.db.models import F, Func, Value
+from django.db.models import TextField as TextOutput
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from governance import access
+from memories import entry
+from memories.models import EmbeddingStatus, Memory, MemoryStats, MemoryVersion, Space
+from samsite.api.errors import Conflict, InvalidInput, NotFound, VersionConflict
+
+logger = logging.getLogger(__name__)
+
+SEARCH_CONFIG = "english"
+
+
+# --- spaces ---------------------------------------------------------------------------
+
+@transaction.atomic
+def space_create(*, actor, slug: str, name: str, kind: str, description: str = "") -> Space:
+    if Space.objects.filter(slug=slug).exists():
+        raise Conflict(f"A space '{slug}' already exists.", fields={"slug": ["Already taken."]})
+    space = Space(slug=slug, name=name.strip(), kind=kind, description=description.strip())
+    space.full_clean()
+    space.save()
+    return space
+
+
+@transaction.atomic
+def space_update(*, actor, slug: str, changes: dict[str, Any]) -> Space:
+    space = access.access_space(actor, slug=slug, action="write")
+    for name in ("name", "kind", "description"):
+        if name in changes:
+            setattr(space, name, changes[name].strip() if isinstance(changes[name], str) else changes[name])
+    space.full_clean()
+    space.save()
+    return space
+
+
+# --- entry state <-> model ------------------------------------------------------------
+
+def memory_state(memory: Memory) -> dict[str, Any]:
+    """The versioned fields of `memory` in the API's shape."""
+    stats = getattr(memory, "stats", None)
+    return {
+        "title": memory.title,
+        "content": memory.content,
+        "summary": memory.summary,
+        "canonical_phrases": list(memory.canonical_phrases),
+        "tags": list(memory.tags),
+        "memory_type": memory.memory_type,
+        "kind": memory.kind,
+        "priority": memory.priority,
+        "reliability": memory.reliability,
+        "importance": memory.importance,
+        "confidence_score": stats.confidence if stats else entry.DEFAULTS["confidence_score"],
+        "source": memory.source,
+        "occurred_at": memory.occurred_at,
+        "context_window": memory.context_window,
+        "decay_policy": memory.decay_policy,
+        "metadata": memory.metadata,
+        "training_examples": memory.training_examples,
+        "superseded_by": memory.superseded_by_id,
+    }
+
+
+def _apply_state(memory: Memory, state: dict[str, Any]) -> None:
+    for name in ("title", "content", "summary", "canonical_phrases", "tags", "memory_type",
+                 "kind", "priority", "reliability", "importance", "occurred_at",
+                 "context_window", "decay_policy", "metadata", "training_examples"):
+        setattr(memory, name, state[name])
+    memory.superseded_by_id = state["superseded_by"]
+    memory.source_type = state["source"]["type"]
+    memory.source_ref = state["source"]["ref"]
+    memory.source_uri = state["source"]["uri"]
+    memory.content_hash = entry.content_hash(state["content"])
+    target = entry.content_hash(entry.embedding_text(state))
+    if target != memory.embedding_input_hash:
+        memory.embedding_input_hash = target
+        memory.embedding_status = EmbeddingStatus.PENDING
+        memory.embedding_attempts = 0
+        memory.embedding_error = ""
+
+
+def _parse_occurred_at(state: dict[str, Any]) -> None:
+    value = state.get("occurred_at")
+    if isinstance(value, str):
+        parsed = parse_datetime(value)
+        if parsed is None:
+            raise InvalidInput("Invalid date.", fields={"occurred_at": ["Not an ISO 8601 date-time."]})
+        state["occurred_at"] = parsed
+
+
+def _check_superseded_by(state: dict[str, Any], *, space: Space, self_id: str | None) -> dict:
+    target = state.get("superseded_by")
+    if not target:
+        state["superseded_by"] = None
+        return {}
+    if target == self_id:
+        return {"superseded_by": ["A memory cannot supersede itself."]}
+    if not Memory.objects.filter(pk=target, space=space).exists():
+        return {"superseded_by": [f"No memory '{target}' in space '{space.slug}'."]}
+    return {}
+
+
+def _refresh_search_vectors(memory_ids: list[str]) -> None:
+    """Recompute the weighted tsvector (title and phrases A, tags and summary B, content C)."""
+    def joined(column: str) -> Func:
+        return Func(F(column), Value(" "), function="array_to_string", output_field=TextOutput())
+
+    Memory.objects.filter(pk__in=memory_ids).update(
+        search_vector=(
+            SearchVector("title", weight="A", config=SEARCH_CONFIG)
+            + SearchVector(joined("canonical_phrases"), weight="A", config=SEARCH_CONFIG)
+            + SearchVector(joined("tags"), weight="B", config=SEARCH_CONFIG)
+            + SearchVector("summary", weight="B", config=SEARCH_CONFIG)
+            + SearchVector("content", weight="C", config=SEARCH_CONFIG)
+        )
+    )
+
+
+def enqueue_embedding(memory_ids: list[str]) -> None:
+    """Embed after commit: the worker must see the rows, and a rollback must not embed."""
+    if not memory_ids:
+        return
+    from django_q.tasks import async_task
+
+    ids = list(memory_ids)
+    transaction.on_commit(
+        lambda: async_task("memories.tasks.memory_embed", memory_ids=ids, attempt=1,
+                           task_name=f"embed {len(ids)} memories", group="embedding")
+    )
+
+
+# --- create (single and bulk share one path) ------------------------------------------
+
+@dataclass
+class PreparedRow:
+    index: int
+    state: dict[str, Any] = field(default_factory=dict)
+    space: Space | None = None
+    memory_id: str | None = None
+    suggested: list[str] = field(default_factory=list)
+    errors: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass
+class BulkResult:
+    rows: list[PreparedRow]
+    created: list[Memory]
+
+    @property
+    def failed(self) -> list[PreparedRow]:
+        return [row for row in self.rows if row.errors]
+
+
+def _prepare_new(index: int, data: dict[str, Any], *, actor, spaces: dict[str, Space]) -> PreparedRow:
+    row = PreparedRow(index=index)
+    data = dict(data)
+    slug = data.pop("space", None)
+    row.memory_id = data.pop("id", None)
+    row.space = spaces.get(slug) if slug else None
+    if row.space is None:
+        row.errors["space"] = [f"No space '{slug}'." if slug else "This field is required."]
+    state = {
+        **copy.deepcopy(entry.DEFAULTS),
+        "context_window": None, "decay_policy": None, "summary": "", "canonical_phrases": [],
+        "tags": [],
+        **data,
+    }
+    state = entry.normalise(state)
+    try:
+        _parse_occurred_at(state)
+    except InvalidInput as exc:
+        row.errors.update(exc.fields)
+    row.suggested = entry.fill_suggestions(state, explicit=set(data))
+    row.errors.update(entry.validate(state))
+    if row.space is not None:
+        row.errors.update(_check_superseded_by(state, space=row.space, self_id=row.memory_id))
+    row.state = state
+    return row
+
+
+def _visible_spaces_by_slug(actor, slugs: set[str]) -> dict[str, Space]:
+    spaces = access.spaces_visible(actor).filter(slug__in=slugs)
+    return {s.slug: s for s in spaces if access.can(actor, "write", s)}
+
+
+def _insert(rows: list[PreparedRow], *, actor) -> list[Memory]:
+    """Insert prepared, valid rows in three bulk statements plus one for search vectors."""
+    now = timezone.now()
+    memories = []
+    for row in rows:
+        memory = Memory(space=row.space, created_by=actor if getattr(actor, "pk", None) else None)
+        if row.memory_id:
+            memory.id = row.memory_id
+        _apply_state(memory, row.state)
+        memory.created_at = memory.updated_at = now
+        memories.append(memory)
+    Memory.objects.bulk_create(memories)
+    MemoryStats.objects.bulk_create(
+        MemoryStats(memory=m, confidence=row.state["confidence_score"])
+        for m, row in zip(memories, rows, strict=True)
+    )
+    MemoryVersion.objects.bulk_create(
+        MemoryVersion(memory=m, version=1, snapshot=entry.snapshot(row.state), changes=[],
+                      reason="created", actor=memory_actor(actor))
+        for m, row in zip(memories, rows, strict=True)
+    )
+    ids = [m.id for m in memories]
+    _refresh_search_vectors(ids)
+    enqueue_embedding(ids)
+    return memories
+
+
+def memory_actor(actor):
+    return actor if getattr(actor, "pk", None) else None
+
+
+def memory_bulk_create(*, actor, items: list[dict[str, Any]], atomic: bool = False) -> BulkResult:
+    """Create many memories; report every row; keep the valid ones unless `atomic`.
+
+    With atomic=True nothing is written when any row fails.
+    """
+    spaces = _visible_spaces_by_slug(actor, {i.get("space") for i in items if i.get("space")})
+    rows = [_prepare_new(index, item, actor=actor, spaces=spaces) for index, item in enumerate(items)]
+
+    requested = [r.memory_id for r in rows if r.memory_id]
+    taken = set(Memory.objects.filter(pk__in=requested).values_list("pk", flat=True))
+    seen: set[str] = set()
+    for row in rows:
+        if row.memory_id and (row.memory_id in taken or row.memory_id in seen):
+            row.errors.setdefault("id", []).append(f"A memory '{row.memory_id}' already exists.")
+        if row.memory_id:
+            seen.add(row.memory_id)
+
+    valid = [row for row in rows if not row.errors]
+    if atomic and len(valid) != len(rows):
+        return BulkResult(rows=rows, created=[])
+    with transaction.atomic():
+        created = _insert(valid, actor=actor) if valid else []
+    return BulkResult(rows=rows, created=created)
+
+
+def memory_create(*, actor, data: dict[str, Any]) -> tuple[Memory, list[str]]:
+    """Create one memory. Returns it and the names of fields SAM suggested."""
+    result = memory_bulk_create(actor=actor, items=[data], atomic=True)
+    row = result.rows[0]
+    if row.errors:
+        if "id" in row.errors and len(row.errors) == 1:
+            raise Conflict(row.errors["id"][0], fields=row.errors)
+        if "space" in row.errors and row.space is None and data.get("space"):
+            raise NotFound(row.errors["space"][0], fields={"space": row.errors["space"]})
+        raise InvalidInput("The memory has invalid fields.", fields=row.errors)
+    return result.created[0], row.suggested
+
+
+# --- edit, versions -------------------------------------------------------------------
+
+def _locked_memory(actor, memory_id: str) -> Memory:
+    queryset = Memory.objects.select_for_update(of=("self",)).select_related("space", "stats")
+    return access.access_object(queryset, actor, pk=memory_id, action="write", label="memory")
+
+
+@transaction.atomic
+def memory_update(*, actor, memory_id: str, expected_version: int, changes: dict[str, Any],
+                  reason: str = "") -> tuple[Memory, list[dict[str, Any]]]:
+    """Apply `changes` to the memory at `expected_version`; a new version when anything changed.
+
+    Raises VersionConflict when the memory has moved on. Returns the memory and the
+    changelog diff (empty when the edit changed nothing).
+    """
+    memory = _locked_memory(actor, memory_id)
+    if memory.version != expected_version:
+        raise VersionConflict(expected=expected_version, current=memory.version)
+    before = memory_state(memory)
+    after = {**before, **entry.normalise(changes)}
+    _parse_occurred_at(after)
+    # Tags are never re-suggested on edit: an empty list there is the curator's choice.
+    entry.fill_suggestions(after, explicit=set(changes) | {"tags"})
+    errors = entry.validate(after)
+    errors.update(_check_superseded_by(after, space=memory.space, self_id=memory.id))
+    if errors:
+        raise InvalidInput("The edit has invalid fields.", fields=errors)
+    changelog = entry.diff(before, after, reason=reason or "edited")
+    if not changelog:
+        return memory, []
+    _apply_state(memory, after)
+    memory.version += 1
+    memory.save()
+    if after["confidence_score"] != before["confidence_score"]:
+        MemoryStats.objects.filter(memory=memory).update(confidence=after["confidence_score"])
+        memory.stats.confidence = after["confidence_score"]
+    MemoryVersion.objects.create(
+        memory=memory, version=memory.version, snapshot=entry.snapshot(after),
+        changes=changelog, reason=reason or "edited", actor=memory_actor(actor),
+    )
+    _refresh_search_vectors([memory.id])
+    if memory.embedding_status == EmbeddingStatus.PENDING:
+        enqueue_embedding([memory.id])
+    return memory, changelog
+
+
+def memory_version_restore(*, actor, memory_id: str, version: int,
+                           expected_version: int | None = None) -> tuple[Memory, list[dict]]:
+    """Make the state of `version` current again, as a new version."""
+    with transaction.atomic():
+        memory = _locked_memory(actor, memory_id)
+        old = MemoryVersion.objects.filter(memory=memory, version=version).first()
+        if old is None:
+            raise NotFound(f"Memory '{memory_id}' has no version {version}.")
+        current = memory.version if expected_version is None else expected_version
+        return memory_update(
+            actor=actor, memory_id=memory_id, expected_version=current,
+            changes=dict(old.snapshot), reason=f"restored version {version}",
+        )
+
+
+# --- archive, restore, delete ---------------------------------------------------------
+
+def _archive_diff(before: bool, after: bool, reason: str) -> list[dict[str, Any]]:
+    if before == after:
+        return []
+    return [{"path": "archive_flag", "before": before, "after": after, "reason": reason}]
+
+
+@transaction.atomic
+def memory_archive(*, actor, memory_id: str, reason: str = "") -> tuple[Memory, list[dict]]:
+    """Soft-delete: hidden from default lists and recall, kept, restorable. Idempotent.
+
+    Archiving is lifecycle, not content, so it does not bump the version: an edit
+    prepared before the archive still applies after a restore.
+    """
+    memory = _locked_memory(actor, memory_id)
+    changelog = _archive_diff(memory.archived, True, reason or "archived")
+    if changelog:
+        memory.archived = True
+        memory.archived_at = timezone.now()
+        memory.archive_reason = reason
+        memory.save(update_fields=["archived", "archived_at", "archive_reason", "updated_at"])
+    return memory, changelog
+
+
+@transaction.atomic
+def memory_unarchive(*, actor, memory_id: str, reason: str = "") -> tuple[Memory, list[dict]]:
+    memory = _locked_memory(actor, memory_id)
+    changelog = _archive_diff(memory.archived, False, reason or "restored")
+    if changelog:
+        memory.archived = False
+        memory.archived_at = None
+        memory.archive_reason = ""
+        memory.save(update_fields=["archived", "archived_at", "archive_reason", "updated_at"])
+    return memory, changelog
+
+
+@transaction.atomic
+def memory_delete(*, actor, memory_id: str) -> None:
+    """Hard delete: the memory, its versions, counters and vector go in one statement."""
+    memory = _locked_memory(actor, memory_id)
+    memory.delete()
+
+
+# --- embeddings -----------------------------------------------------------------------
+
+@dataclass
+class EmbedOutcome:
+    embedded: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    retry_scheduled: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    retry_at: datetime | None = None
+
+
+def memories_embed(*, memory_ids: list[str], attempt: int = 1) -> EmbedOutcome:
+    """Embed the given memories that still need it, in batches; schedule a retry on failure.
+
+    Runs outside any transaction: the model call may take seconds, and each row's write
+    checks that the text it embedded is still the memory's current text, so an edit made
+    meanwhile is never overwritten by a stale vector (its own job embeds the new text).
+    """
+    from django.conf import settings
+
+    from memories.embeddings.base import EmbeddingError
+    from memories.embeddings.registry import get_provider
+
+    config = settings.SAM_EMBEDDING
+    outcome = EmbedOutcome()
+    rows = list(
+        Memory.objects.filter(pk__in=memory_ids)
+        .exclude(embedding_status=EmbeddingStatus.READY)
+        .values("id", "title", "content", "canonical_phrases", "embedding_input_hash")
+        .order_by("id")
+    )
+    outcome.skipped = sorted(set(memory_ids) - {r["id"] for r in rows})
+    if not rows:
+        return outcome
+    provider = get_provider()
+    batch_size = max(1, int(config["BATCH_SIZE"]))
+    for start in range(0, len(rows), batch_size):
+        batch = rows[start:start + batch_size]
+        texts = [entry.embedding_text(r) for r in batch]
+        try:
+            vectors = provider.embed(texts)
+        except EmbeddingError as exc:
+            _embedding_failed(batch, attempt=attempt, error=str(exc), outcome=outcome)
+            continue
+        now = timezone.now()
+        for row, text, vector in zip(batch, texts, vectors, strict=True):
+            written = Memory.objects.filter(
+                pk=row["id"], embedding_input_hash=entry.content_hash(text)
+            ).update(
+                embedding=vector.tolist(), embedding_status=EmbeddingStatus.READY,
+                embedding_model=provider.name, embedded_at=now, embedding_error="",
+                embedding_attempts=attempt,
+            )
+            (outcome.embedded if written else outcome.skipped).append(row["id"])
+    return outcome
+
+
+def _embedding_failed(batch: list[dict], *, attempt: int, error: str, outcome: EmbedOutcome) -> None:
+    from django.conf import settings
+    from django_q.models import Schedule
+
+    config = settings.SAM_EMBEDDING
+    ids = [row["id"] for row in batch]
+    logger.warning("embedding %d memories failed (attempt %d): %s", len(ids), attempt, error)
+    if attempt >= config["MAX_ATTEMPTS"]:
+        Memory.objects.filter(pk__in=ids).update(
+            embedding_status=EmbeddingStatus.FAILED, embedding_attempts=attempt,
+            embedding_error=error[:500],
+        )
+        outcome.failed.extend(ids)
+        return
+    delay = config["RETRY_BASE_SECONDS"] * (2 ** (attempt - 1))
+    retry_at = timezone.now() + timezone.timedelta(seconds=delay)
+    Memory.objects.filter(pk__in=ids).update(embedding_attempts=attempt, embedding_error=error[:500])
+    Schedule.objects.create(
+        name=f"embed retry {attempt + 1} {ids[0]} +{len(ids) - 1}",
+        func="memories.tasks.memory_embed",
+        kwargs=repr({"memory_ids": ids, "attempt": attempt + 1}),
+        schedule_type=Schedule.ONCE,
+        next_run=retry_at,
+    )
+    outcome.retry_scheduled.extend(ids)
+    outcome.retry_at = retry_at
+
+
+def memories_reembed(*, space: Space | None = None, only_stale: bool = False) -> int:
+    """Mark memories for embedding again (after a model change) and enqueue them."""
+    from django.conf import settings
+
+    from memories.embeddings.registry import get_provider
+
+    queryset = Memory.objects.all()
+    if space is not None:
+        queryset = queryset.filter(space=space)
+    if only_stale:
+        queryset = queryset.exclude(embedding_model=get_provider().name, embedding_status="ready")
+    ids = list(queryset.values_list("id", flat=True))
+    batch = max(1, settings.SAM_EMBEDDING["BATCH_SIZE"]) * 16
+    with transaction.atomic():
+        queryset.filter(pk__in=ids).update(
+            embedding_status=EmbeddingStatus.PENDING, embedding_attempts=0, embedding_error=""
+        )
+        for start in range(0, len(ids), batch):
+            enqueue_embedding(ids[start:start + batch])
+    return len(ids)

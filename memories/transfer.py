@@ -1,0 +1,107 @@
+"""JSONL import and export of SAM entries (seed 000 §F)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from memories import selectors, services
+from memories.models import Memory
+
+# Fields of an exported entry that describe stored state rather than input.
+_STATE_FIELDS = (
+    "archive_flag", "archived_at", "archive_reason", "created_at", "updated_at", "usage_count",
+    "access_count", "last_used_at", "last_accessed_at", "version", "content_hash", "embeddings",
+    "embedding_status",
+)
+IMPORT_CHUNK = 500
+
+
+def memories_export(*, actor, spaces: list[str], include_archived: bool) -> Iterator[dict[str, Any]]:
+    """Every visible memory of `spaces` (all when empty) as SAM JSON, oldest id first."""
+    from memories.api.serializers import MemoryOutputSerializer
+
+    filters = selectors.MemoryFilters(spaces=spaces, archived=None if include_archived else False)
+    queryset = selectors.memory_list(actor=actor, filters=filters).order_by("id")
+    for memory in queryset.iterator(chunk_size=500):
+        yield MemoryOutputSerializer(memory).data
+
+
+@dataclass
+class ImportReport:
+    """What an import did, row by row. Rows are numbered from 1 as lines in the file."""
+
+    total: int = 0
+    created: int = 0
+    archived: int = 0
+    remapped: dict[int, tuple[str, str]] = field(default_factory=dict)
+    errors: dict[int, dict[str, list[str]]] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "total": self.total, "created": self.created, "failed": len(self.errors),
+            "archived": self.archived,
+            "remapped": [{"row": r, "from": a, "to": b} for r, (a, b) in sorted(self.remapped.items())],
+            "errors": [{"row": r, "errors": e} for r, e in sorted(self.errors.items())],
+        }
+
+
+def memories_import(*, actor, rows: Iterable[tuple[int, Any]], default_space: str | None = None,
+                    atomic: bool = False) -> ImportReport:
+    """Create memories from SAM entries; keep the valid rows and report the rest.
+
+    `rows` yields (row_number, parsed JSON or an Exception for an unparsable line). Ids
+    already in use are replaced by new ones and reported as remapped.
+    """
+    from memories.api.serializers import MemoryCreateInputSerializer
+    from samsite.api.exceptions import flatten_errors
+
+    report = ImportReport()
+    pending: list[tuple[int, dict[str, Any], bool]] = []
+    for number, raw in rows:
+        report.total += 1
+        if isinstance(raw, Exception):
+            report.errors[number] = {"non_field_errors": [f"Not valid JSON: {raw}"]}
+            continue
+        if not isinstance(raw, dict):
+            report.errors[number] = {"non_field_errors": ["Each row must be a JSON object."]}
+            continue
+        data = {k: v for k, v in raw.items() if k not in _STATE_FIELDS}
+        if default_space and not data.get("space"):
+            data["space"] = default_space
+        shape = MemoryCreateInputSerializer(data=data)
+        if not shape.is_valid():
+            report.errors[number] = flatten_errors(shape.errors)
+            continue
+        pending.append((number, dict(shape.validated_data), bool(raw.get("archive_flag"))))
+
+    taken = set(Memory.objects.filter(pk__in=[d.get("id") for _, d, _ in pending if d.get("id")])
+                .values_list("pk", flat=True))
+    for number, data, _ in pending:
+        if data.get("id") in taken:
+            old = data.pop("id")
+            report.remapped[number] = (old, "")
+
+    if atomic and report.errors:
+        return report
+    # All-or-nothing needs one transaction, so an atomic import is one chunk.
+    size = max(1, len(pending)) if atomic else IMPORT_CHUNK
+    for start in range(0, len(pending), size):
+        chunk = pending[start:start + size]
+        result = services.memory_bulk_create(actor=actor, items=[d for _, d, _ in chunk], atomic=atomic)
+        created = iter(result.created)
+        for (number, _, archive), row in zip(chunk, result.rows, strict=True):
+            if row.errors:
+                report.errors[number] = row.errors
+            if row.errors or not result.created:
+                report.remapped.pop(number, None)
+                continue
+            memory = next(created)
+            report.created += 1
+            if number in report.remapped:
+                report.remapped[number] = (report.remapped[number][0], memory.id)
+            if archive:
+                services.memory_archive(actor=actor, memory_id=memory.id, reason="imported archived")
+                report.archived += 1
+    return report

@@ -1,0 +1,1 @@
+"""Recall: hybrid retrieval, scoring with rationales, and context packs."""

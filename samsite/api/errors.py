@@ -1,0 +1,60 @@
+"""Domain errors that services raise and the API maps to HTTP answers.
+
+Services know nothing of HTTP; they raise these, and the exception handler turns each
+into the one stable error shape {"error": {"code", "message", "fields"}}.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class DomainError(Exception):
+    """Base of errors a client can act on."""
+
+    status_code = 400
+    code = "invalid"
+
+    def __init__(self, message: str, *, fields: dict[str, list[str]] | None = None,
+                 extra: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.fields = fields or {}
+        self.extra = extra or {}
+
+
+class InvalidInput(DomainError):
+    status_code = 400
+    code = "invalid"
+
+
+class NotFound(DomainError):
+    status_code = 404
+    code = "not_found"
+
+
+class Forbidden(DomainError):
+    status_code = 403
+    code = "forbidden"
+
+
+class VersionConflict(DomainError):
+    """An edit named a version that is no longer the current one."""
+
+    status_code = 409
+    code = "version_conflict"
+
+    def __init__(self, *, expected: int, current: int) -> None:
+        super().__init__(
+            f"This memory is at version {current}; the edit was based on version {expected}. "
+            "Fetch the current version, reapply the change and send it again.",
+            extra={"current_version": current},
+        )
+        self.current = current
+
+
+class Conflict(DomainError):
+    """The request clashes with what is stored (an id that already exists...)."""
+
+    status_code = 409
+    code = "conflict"

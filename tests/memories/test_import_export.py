@@ -1,0 +1,72 @@
+"""sam_import / sam_export: JSON lines round trip, row-by-row report, id remapping."""
+
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from memories.models import Memory
+from tests.factories import SpaceFactory, make_memory
+
+
+def write_lines(tmp_path, rows) -> str:
+    path = tmp_path / "import.jsonl"
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows) + "\n")
+    return str(path)
+
+
+def test_export_then_import_into_another_space_round_trips(space, tmp_path, capsys):
+    original = make_memory(space, tags=["testing"], reliability="confirmed", confidence_score=0.9)
+    call_command("sam_export", "-o", str(tmp_path / "out.jsonl"))
+    exported = json.loads((tmp_path / "out.jsonl").read_text().splitlines()[0])
+    SpaceFactory(slug="copy")
+    exported["space"] = "copy"
+
+    call_command("sam_import", write_lines(tmp_path, [exported]), "--json")
+
+    report = json.loads(capsys.readouterr().out)
+    assert report["created"] == 1
+    # The id was taken (the original still exists), so the copy got a new one.
+    assert report["remapped"][0]["from"] == original.id
+    copy = Memory.objects.with_related().get(pk=report["remapped"][0]["to"])
+    assert (copy.title, copy.tags, copy.reliability, copy.stats.confidence) == (
+        original.title, ["testing"], "confirmed", 0.9)
+
+
+def test_bad_rows_are_reported_by_line_and_good_rows_kept(space, tmp_path, capsys):
+    rows = [
+        {"space": "webshop", "title": "Good row one", "content": "This row is perfectly fine."},
+        "{not json",
+        {"space": "webshop", "title": "x", "content": "Title too short here."},
+        ["not", "an", "object"],
+        {"title": "No space given", "content": "Lands in the default space."},
+        {"space": "webshop", "title": "Archived row", "content": "Imported already archived.",
+         "archive_flag": True},
+    ]
+    with pytest.raises(CommandError, match="3 rows failed"):
+        call_command("sam_import", write_lines(tmp_path, rows), "--space", "webshop")
+
+    out = capsys.readouterr().out
+    assert "rows: 6  created: 3  failed: 3" in out
+    assert "row 2: non_field_errors: Not valid JSON" in out
+    assert "row 3: title: Must be at least 3 characters." in out
+    assert "row 4: non_field_errors: Each row must be a JSON object." in out
+    assert set(Memory.objects.values_list("title", "archived")) == {
+        ("Good row one", False), ("No space given", False), ("Archived row", True)}
+
+
+def test_atomic_import_writes_nothing_when_a_row_fails(space, tmp_path):
+    rows = [{"space": "webshop", "title": "Fine row", "content": "This row is fine."},
+            {"space": "webshop", "title": "Fine row 2", "content": "short"}]
+    with pytest.raises(CommandError, match="nothing was imported"):
+        call_command("sam_import", write_lines(tmp_path, rows), "--atomic")
+    assert Memory.objects.count() == 0
+
+
+def test_export_filters_by_space_and_skips_archived_by_default(space, capsys):
+    other = SpaceFactory(slug="other")
+    make_memory(space)
+    make_memory(other, title="In other space")
+    call_command("sam_export", "--space", "other")
+    lines = capsys.readouterr().out.splitlines()
+    assert [json.loads(line)["title"] for line in lines] == ["In other space"]
