@@ -96,10 +96,13 @@ def suggest_phrases(*, title: str, content: str, limit: int = 5) -> list[str]:
     """The lowercased title plus the content's strongest multi-word phrases."""
     low, high = limits.PHRASE
     suggestions = [clean_line(title).lower()[:high].strip()]
-    for phrase in keyphrases(content, limit=limit * 3):
+    ranked = keyphrases(content, limit=limit * 3)
+    # Multi-word phrases anchor best; single words only when the content has no others.
+    multi_word = [p for p in ranked if " " in p]
+    for phrase in multi_word or ranked:
         if len(suggestions) >= limit:
             break
-        if " " in phrase and low <= len(phrase) <= high and phrase not in suggestions:
+        if low <= len(phrase) <= high and phrase not in suggestions:
             suggestions.append(phrase)
     return [s for s in suggestions if len(s) >= low]
 

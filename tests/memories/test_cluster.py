@@ -57,7 +57,9 @@ def start_cluster(**env: str) -> subprocess.Popen:
 
 def stop_cluster(process: subprocess.Popen) -> None:
     if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
+        # Only the main process: it stops its workers itself (a group-wide signal makes
+        # it wait on children that are already gone).
+        process.send_signal(signal.SIGTERM)
         try:
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
