@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run setup test lint schema-check bench clean-db
+.PHONY: install run setup test lint bench clean-db
 
 $(STAMP): requirements/base.txt requirements/dev.txt requirements/model.txt requirements/constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +23,6 @@ setup: install
 
 test: install
 	$(BIN)/ruff check .
-	$(BIN)/python manage.py spectacular --validate --fail-on-warn --file /dev/null --settings samsite.settings.test
 	$(BIN)/pytest
 
 lint: install
@@ -31,6 +30,7 @@ lint: install
 
 bench: install
 	$(BIN)/python bench/embedding_throughput.py
+	$(BIN)/python bench/writes.py
 
 clean-db:
 	-$(BIN)/python manage.py sam_db stop
