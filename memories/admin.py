@@ -6,6 +6,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.utils import quote, unquote
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect
 from django.urls import path, reverse
@@ -254,18 +255,19 @@ class MemoryAdmin(admin.ModelAdmin):
         else:
             try:
                 memory, changelog = services.memory_version_restore(
-                    actor=request.user, memory_id=object_id, version=version
+                    actor=request.user, memory_id=unquote(object_id), version=version
                 )
             except DomainError as exc:
                 messages.error(request, exc.message)
             else:
                 note = f"now version {memory.version}" if changelog else "it already matched"
                 messages.success(request, f"Restored version {version} ({note}).")
-        return HttpResponseRedirect(reverse("admin:memories_memory_change", args=[object_id]))
+        return HttpResponseRedirect(reverse("admin:memories_memory_change", args=[quote(unquote(object_id))]))
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         extra_context = extra_context or {}
-        memory = self.get_object(request, object_id)
+        # The URL carries the admin-quoted id ("_" becomes "_5F"), as Django's own views expect.
+        memory = self.get_object(request, unquote(object_id))
         if memory is not None:
             extra_context["memory_versions"] = memory.versions.select_related("actor").order_by("-version")
         return super().change_view(request, object_id, form_url, extra_context)

@@ -1,6 +1,7 @@
 """Curation in the admin: filters, version history with restore, archive actions, edits."""
 
 import pytest
+from django.contrib.admin.utils import quote
 from django.urls import reverse
 
 from memories.models import Memory
@@ -33,14 +34,15 @@ def test_change_page_shows_history_and_restores_a_version(admin_client, space):
     memory = make_memory(space)
     services.memory_update(actor=SYSTEM, memory_id=memory.id, expected_version=1,
                            changes={"title": "Edited title"}, reason="clearer")
-    page = admin_client.get(reverse("admin:memories_memory_change", args=[memory.id]))
+    # The changelist links to the admin-quoted id ("_" -> "_5F"); use the same URL.
+    page = admin_client.get(reverse("admin:memories_memory_change", args=[quote(memory.id)]))
     assert page.status_code == 200
     html = page.content.decode()
     assert "Version history" in html
     assert "Restore this version" in html
     assert "clearer" in html
 
-    restore = reverse("admin:memories_memory_restore_version", args=[memory.id, 1])
+    restore = reverse("admin:memories_memory_restore_version", args=[quote(memory.id), 1])
     assert admin_client.get(restore).status_code == 405
     response = admin_client.post(restore)
 
