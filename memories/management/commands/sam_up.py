@@ -122,7 +122,9 @@ class Command(BaseCommand):
         finally:
             for child in children:
                 if child.poll() is None:
-                    child.send_signal(signal.SIGINT)
+                    # SIGTERM, not SIGINT: a process started in the background inherits
+                    # an ignored SIGINT, and both children shut down cleanly on SIGTERM.
+                    child.send_signal(signal.SIGTERM)
             for child in children:
                 try:
                     child.wait(timeout=15)
