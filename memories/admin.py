@@ -66,6 +66,11 @@ class MemoryAdminForm(forms.ModelForm):
             "source_uri", "occurred_at", "context_window", "decay_policy", "metadata",
             "training_examples", "superseded_by",
         )
+        widgets = {
+            "summary": forms.Textarea(attrs={"rows": 2, "cols": 80}),
+            "canonical_phrases": forms.TextInput(attrs={"class": "vLargeTextField", "size": 100}),
+            "tags": forms.TextInput(attrs={"class": "vLargeTextField", "size": 100}),
+        }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
