@@ -301,6 +301,7 @@ class MemoryStats(models.Model):
 
     class Meta:
         verbose_name_plural = "memory stats"
+        indexes = [models.Index(fields=["-last_accessed_at"], name="memorystats_recent")]
         constraints = [
             models.CheckConstraint(
                 condition=Q(confidence__gte=0) & Q(confidence__lte=1),

@@ -23,6 +23,7 @@ from django.utils.dateparse import parse_datetime
 from governance import access
 from memories import entry
 from memories.models import EmbeddingStatus, Memory, MemoryStats, MemoryVersion, Space
+from memories.signals import memories_changed
 from samsite.api.errors import Conflict, InvalidInput, NotFound, VersionConflict
 
 logger = logging.getLogger(__name__)
@@ -135,6 +136,13 @@ def _refresh_search_vectors(memory_ids: list[str]) -> None:
     )
 
 
+def announce_change(space_ids) -> None:
+    """Tell caches (recall results) that these spaces changed, once the write commits."""
+    ids = sorted({int(i) for i in space_ids})
+    if ids:
+        transaction.on_commit(lambda: memories_changed.send(sender=Memory, space_ids=ids))
+
+
 def enqueue_embedding(memory_ids: list[str]) -> None:
     """Embed after commit: the worker must see the rows, and a rollback must not embed."""
     if not memory_ids:
@@ -226,6 +234,7 @@ def _insert(rows: list[PreparedRow], *, actor) -> list[Memory]:
     ids = [m.id for m in memories]
     _refresh_search_vectors(ids)
     enqueue_embedding(ids)
+    announce_change(m.space_id for m in memories)
     return memories
 
 
@@ -314,6 +323,7 @@ def memory_update(*, actor, memory_id: str, expected_version: int, changes: dict
     _refresh_search_vectors([memory.id])
     if memory.embedding_status == EmbeddingStatus.PENDING:
         enqueue_embedding([memory.id])
+    announce_change([memory.space_id])
     return memory, changelog
 
 
@@ -354,6 +364,7 @@ def memory_archive(*, actor, memory_id: str, reason: str = "") -> tuple[Memory, 
         memory.archived_at = timezone.now()
         memory.archive_reason = reason
         memory.save(update_fields=["archived", "archived_at", "archive_reason", "updated_at"])
+        announce_change([memory.space_id])
     return memory, changelog
 
 
@@ -366,6 +377,7 @@ def memory_unarchive(*, actor, memory_id: str, reason: str = "") -> tuple[Memory
         memory.archived_at = None
         memory.archive_reason = ""
         memory.save(update_fields=["archived", "archived_at", "archive_reason", "updated_at"])
+        announce_change([memory.space_id])
     return memory, changelog
 
 
@@ -373,6 +385,7 @@ def memory_unarchive(*, actor, memory_id: str, reason: str = "") -> tuple[Memory
 def memory_delete(*, actor, memory_id: str) -> None:
     """Hard delete: the memory, its versions, counters and vector go in one statement."""
     memory = _locked_memory(actor, memory_id)
+    announce_change([memory.space_id])
     memory.delete()
 
 
@@ -430,6 +443,9 @@ def memories_embed(*, memory_ids: list[str], attempt: int = 1) -> EmbedOutcome:
                 embedding_attempts=attempt,
             )
             (outcome.embedded if written else outcome.skipped).append(row["id"])
+    if outcome.embedded:
+        spaces = Memory.objects.filter(pk__in=outcome.embedded).values_list("space_id", flat=True)
+        memories_changed.send(sender=Memory, space_ids=sorted(set(spaces)))
     return outcome
 
 

@@ -9,4 +9,5 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/v1/", include("memories.api.urls")),
+    path("api/v1/", include("retrieval.api.urls")),
 ]

@@ -19,7 +19,10 @@ def flatten_errors(detail: Any, prefix: str = "") -> dict[str, list[str]]:
     fields: dict[str, list[str]] = {}
     if isinstance(detail, dict):
         for key, value in detail.items():
-            path = f"{prefix}.{key}" if prefix else str(key)
+            if isinstance(key, int) or (isinstance(key, str) and key.isdigit()):
+                path = f"{prefix}[{key}]"  # list items, as DRF reports them for ListField
+            else:
+                path = f"{prefix}.{key}" if prefix else str(key)
             if key == "non_field_errors" and not prefix:
                 path = "non_field_errors"
             for sub_path, messages in flatten_errors(value, path).items():

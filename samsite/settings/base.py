@@ -151,6 +151,19 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# --- Cache -----------------------------------------------------------------------------
+# Query embeddings and recall results. The default is per process; installs running
+# several web processes set SAM_CACHE_URL=redis://... so invalidation reaches all of them.
+_cache_url = env_str("SAM_CACHE_URL")
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
+        if _cache_url
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "sam",
+              "OPTIONS": {"MAX_ENTRIES": 20000}}
+    )
+}
+
 # --- Jobs (django-q2) -----------------------------------------------------------------
 # The ORM broker needs no extra service; set SAM_Q_BROKER=redis (+ SAM_REDIS_URL) for
 # larger installs.
@@ -193,6 +206,24 @@ SAM_EMBEDDING = {
 SAM_EMBEDDING_DIMS = env_int("SAM_EMBEDDING_DIMS", 384)
 
 SAM_EXTRA_KINDS = env_list("SAM_EXTRA_KINDS")
+SAM_RECALL = {
+    "DEFAULT_K": env_int("SAM_RECALL_K", 5),
+    "RECENCY_WINDOW_DAYS": env_float("SAM_RECALL_RECENCY_WINDOW_DAYS", 30.0),
+    "CACHE_SECONDS": env_int("SAM_RECALL_CACHE_SECONDS", 60),
+    # Candidates each channel over-fetches before scoring.
+    "VECTOR_CANDIDATES": 50,
+    "LEXICAL_CANDIDATES": 50,
+    "EXACT_CANDIDATES": 50,
+    "TAG_CANDIDATES": 30,
+    "RECENT_CANDIDATES": 10,
+    # The lexical channel ORs only the rarest query lexemes, while their document
+    # counts add up to at most this many rows (see retrieval.channels).
+    "LEXICAL_ROW_BUDGET": env_int("SAM_RECALL_LEXICAL_ROW_BUDGET", 4000),
+    "LEXICAL_MAX_TERMS": 8,
+    "HNSW_EF_SEARCH": env_int("SAM_RECALL_HNSW_EF_SEARCH", 100),
+    "DEDUPE_COSINE": 0.95,
+    "DIVERSITY_COSINE": 0.90,
+}
 SAM_BULK_MAX_ITEMS = 1000
 
 LOGGING = {

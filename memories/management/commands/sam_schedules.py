@@ -10,6 +10,12 @@ SCHEDULES = [
         "schedule_type": Schedule.MINUTES,
         "minutes": 5,
     },
+    {
+        "name": "sam: refresh lexeme statistics for recall",
+        "func": "retrieval.tasks.lexeme_stats_refresh",
+        "schedule_type": Schedule.MINUTES,
+        "minutes": 30,
+    },
 ]
 
 

@@ -1,0 +1,166 @@
+"""Shapes of the recall and context-pack API."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from memories.models import MemoryType, Reliability
+from retrieval.pipeline import QUERY_TYPES
+from retrieval.scoring import PROFILES, SIGNALS
+
+
+class ConversationTurnSerializer(serializers.Serializer):
+    speaker = serializers.ChoiceField(choices=["user", "assistant", "system", "tool"])
+    content = serializers.CharField(allow_blank=True, max_length=20000)
+    timestamp = serializers.DateTimeField(required=False, allow_null=True)
+
+
+class UiStateSerializer(serializers.Serializer):
+    route = serializers.CharField(required=False, allow_blank=True, max_length=500)
+    open_file = serializers.CharField(required=False, allow_blank=True, max_length=500)
+    selection_text = serializers.CharField(required=False, allow_blank=True, max_length=4000)
+    tag_filters = serializers.ListField(child=serializers.CharField(max_length=40), required=False,
+                                        max_length=24)
+
+
+class RecallFiltersSerializer(serializers.Serializer):
+    memory_type = serializers.ChoiceField(choices=MemoryType.choices, required=False)
+    kind = serializers.CharField(required=False, max_length=40)
+    tags = serializers.ListField(child=serializers.CharField(max_length=40), required=False,
+                                 max_length=24, help_text="A memory must carry all of these.")
+    reliability = serializers.ChoiceField(choices=Reliability.choices, required=False)
+    after = serializers.DateTimeField(required=False, help_text="occurred_at (else created_at) ≥ this")
+    before = serializers.DateTimeField(required=False, help_text="occurred_at (else created_at) < this")
+    include_archived = serializers.BooleanField(required=False, default=False)
+
+    def validate(self, data):
+        if data.get("after") and data.get("before") and data["after"] >= data["before"]:
+            raise serializers.ValidationError({"before": ["Must be later than after."]})
+        return data
+
+
+class ThresholdsSerializer(serializers.Serializer):
+    similarity = serializers.FloatField(required=False, min_value=0, max_value=1)
+    composite_min = serializers.FloatField(required=False, min_value=0, max_value=1)
+    exact_exception = serializers.FloatField(required=False, min_value=0, max_value=1)
+    confidence_exception = serializers.FloatField(required=False, min_value=0, max_value=1)
+    lexical = serializers.FloatField(required=False, min_value=0, max_value=1.01)
+
+
+class RecallInputSerializer(serializers.Serializer):
+    query = serializers.CharField(required=False, allow_blank=True, max_length=4000, default="")
+    current_conversation = ConversationTurnSerializer(many=True, required=False, max_length=200)
+    last_n_turns = serializers.IntegerField(required=False, min_value=0, max_value=50, default=8)
+    active_task = serializers.CharField(required=False, allow_blank=True, max_length=2000, default="")
+    ui_state = UiStateSerializer(required=False)
+    spaces = serializers.ListField(child=serializers.SlugField(), required=False, max_length=50,
+                                   help_text="Space slugs; default: every space you can read.")
+    k = serializers.IntegerField(required=False, min_value=1, max_value=50, default=5)
+    query_type = serializers.ChoiceField(choices=QUERY_TYPES, required=False, default="semantic")
+    topic = serializers.CharField(required=False, allow_blank=True, max_length=40, default="",
+                                  help_text="A tag, for query_type=topic.")
+    filters = RecallFiltersSerializer(required=False)
+    profile = serializers.ChoiceField(choices=sorted(PROFILES), required=False, allow_null=True)
+    weights = serializers.DictField(child=serializers.FloatField(min_value=0, max_value=1),
+                                    required=False, help_text=f"Override weights of: {', '.join(SIGNALS)}.")
+    thresholds = ThresholdsSerializer(required=False)
+    token_budget = serializers.IntegerField(required=False, min_value=1, max_value=200000,
+                                            allow_null=True)
+    as_of = serializers.DateTimeField(required=False, allow_null=True,
+                                      help_text="Score recency as of this time (reproducible runs).")
+    track = serializers.BooleanField(required=False, default=True,
+                                     help_text="Record the recall and count the access (default).")
+
+    def validate_weights(self, value):
+        unknown = sorted(set(value) - set(SIGNALS))
+        if unknown:
+            raise serializers.ValidationError(f"Unknown signals: {', '.join(unknown)}.")
+        return value
+
+    def validate(self, data):
+        if data.get("query_type") == "topic" and not data.get("topic"):
+            raise serializers.ValidationError({"topic": ["Required for query_type=topic."]})
+        return data
+
+
+class SignalsSerializer(serializers.Serializer):
+    semantic = serializers.FloatField()
+    lexical = serializers.FloatField()
+    exact = serializers.FloatField()
+    tags = serializers.FloatField()
+    recency = serializers.FloatField()
+    confidence = serializers.FloatField()
+    importance = serializers.FloatField()
+    access = serializers.FloatField()
+
+
+class ConflictSerializer(serializers.Serializer):
+    with_ = serializers.CharField()
+    shared_tags = serializers.ListField(child=serializers.CharField())
+    subject = serializers.ListField(child=serializers.CharField())
+
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["with"] = fields.pop("with_")
+        return fields
+
+
+class RankedMemorySerializer(serializers.Serializer):
+    id = serializers.CharField()
+    space = serializers.CharField()
+    title = serializers.CharField()
+    summary = serializers.CharField()
+    kind = serializers.CharField()
+    memory_type = serializers.CharField()
+    score = serializers.FloatField()
+    signals = SignalsSerializer()
+    rationale = serializers.CharField()
+    highlights = serializers.ListField(child=serializers.CharField())
+    conflict = ConflictSerializer(allow_null=True)
+    source = serializers.DictField()
+    version = serializers.IntegerField()
+    tokens = serializers.IntegerField()
+
+
+class FollowUpSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["create_new_memory_prefill", "clarify_conflict"])
+    label = serializers.CharField()
+    payload = serializers.DictField()
+
+
+class RecallDataSerializer(serializers.Serializer):
+    ranked_memory_list = RankedMemorySerializer(many=True)
+    suggested_follow_up_actions = FollowUpSerializer(many=True)
+    query_text = serializers.CharField(allow_blank=True)
+    profile = serializers.CharField()
+    spaces = serializers.ListField(child=serializers.CharField())
+    candidates = serializers.IntegerField()
+    trimmed = serializers.IntegerField()
+    cached = serializers.BooleanField()
+    timings_ms = serializers.DictField(child=serializers.FloatField())
+
+
+class UiSummarySerializer(serializers.Serializer):
+    headline = serializers.CharField()
+    items = serializers.ListField(child=serializers.CharField())
+
+
+class RecallOutputSerializer(serializers.Serializer):
+    """Seed 000's envelope."""
+
+    action = serializers.CharField()
+    ok = serializers.BooleanField()
+    ui_summary = UiSummarySerializer()
+    redaction_report = serializers.ListField(child=serializers.DictField())
+    data = RecallDataSerializer()
+
+
+class ContextPackInputSerializer(RecallInputSerializer):
+    pack_type = serializers.ChoiceField(choices=["boot", "task"], default="task")
+    k = serializers.IntegerField(required=False, min_value=1, max_value=50, default=12)
+    token_budget = serializers.IntegerField(required=False, min_value=50, max_value=200000, default=1500)
+
+
+class ContextPackOutputSerializer(serializers.Serializer):
+    json = serializers.DictField(help_text="The machine pack.")
+    markdown = serializers.CharField(help_text="The same selection, for people and prompts.")

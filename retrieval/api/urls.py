@@ -1,0 +1,8 @@
+from django.urls import path
+
+from retrieval.api import views
+
+urlpatterns = [
+    path("recall/", views.RecallView.as_view(), name="recall"),
+    path("context-packs/", views.ContextPackView.as_view(), name="context-pack"),
+]

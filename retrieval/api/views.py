@@ -1,0 +1,123 @@
+"""Recall and context-pack endpoints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from retrieval import packs, pipeline, services
+from retrieval.api import serializers as s
+from retrieval.context import RecallContext
+
+ERRORS = {400: OpenApiResponse(description="Invalid input: {error: {code, message, fields}}")}
+
+
+def recall_request(data: dict[str, Any], *, query_type: str | None = None) -> pipeline.RecallRequest:
+    filters = data.get("filters") or {}
+    ui_state = data.get("ui_state") or {}
+    context = RecallContext(
+        query=data.get("query", ""),
+        conversation=tuple(dict(turn) for turn in data.get("current_conversation", [])),
+        last_turns=data.get("last_n_turns", 8),
+        active_task=data.get("active_task", ""),
+        ui_state=dict(ui_state),
+    )
+    return pipeline.RecallRequest(
+        context=context,
+        spaces=tuple(sorted(data.get("spaces", []))),
+        k=data.get("k", 5),
+        query_type=query_type or data.get("query_type", "semantic"),
+        topic=(data.get("topic") or "").strip().lower(),
+        profile=data.get("profile"),
+        weights=data.get("weights"),
+        thresholds=dict(data["thresholds"]) if data.get("thresholds") else None,
+        memory_type=filters.get("memory_type"),
+        kind=filters.get("kind"),
+        tags=tuple(sorted(t.strip().lower() for t in filters.get("tags", []))),
+        reliability=filters.get("reliability"),
+        after=filters.get("after"),
+        before=filters.get("before"),
+        include_archived=filters.get("include_archived", False),
+        token_budget=data.get("token_budget"),
+        as_of=data.get("as_of"),
+    )
+
+
+def ranked_item(item: pipeline.RankedItem) -> dict[str, Any]:
+    row = item.row
+    return {
+        "id": item.id, "space": row["space_slug"], "title": row["title"], "summary": row["summary"],
+        "kind": row["kind"], "memory_type": row["memory_type"], "score": round(item.score, 4),
+        "signals": item.signals.as_dict(), "rationale": item.rationale, "highlights": item.highlights,
+        "conflict": item.conflict,
+        "source": {"type": row["source_type"], "ref": row["source_ref"], "uri": row["source_uri"]},
+        "version": row["version"], "tokens": item.tokens,
+    }
+
+
+def envelope(result: pipeline.RecallResult) -> dict[str, Any]:
+    items = [ranked_item(item) for item in result.items]
+    if items:
+        headline = f"{len(items)} memor{'y' if len(items) == 1 else 'ies'} recalled"
+    else:
+        headline = "Nothing relevant is stored yet"
+    return {
+        "action": "recall",
+        "ok": True,
+        "ui_summary": {"headline": headline,
+                       "items": [f"{i['title']}: {i['rationale']}" for i in items]},
+        "redaction_report": [],
+        "data": {
+            "ranked_memory_list": items,
+            "suggested_follow_up_actions": result.follow_ups,
+            "query_text": result.query_text,
+            "profile": result.profile.name,
+            "spaces": result.spaces,
+            "candidates": result.candidates,
+            "trimmed": result.trimmed,
+            "cached": result.cached,
+            "timings_ms": result.timings_ms,
+        },
+    }
+
+
+class RecallView(APIView):
+    @extend_schema(
+        request=s.RecallInputSerializer, responses={200: s.RecallOutputSerializer, **ERRORS},
+        summary="Recall the memories that matter now, each with its reason",
+    )
+    def post(self, request: Request) -> Response:
+        data = s.RecallInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        result = pipeline.recall(actor=request.user, request=recall_request(data.validated_data))
+        if data.validated_data["track"]:
+            services.recall_record(actor=request.user, result=result,
+                                   active_task=data.validated_data.get("active_task", ""))
+        return Response(envelope(result))
+
+
+class ContextPackView(APIView):
+    @extend_schema(
+        request=s.ContextPackInputSerializer, responses={200: s.ContextPackOutputSerializer, **ERRORS},
+        summary="A context pack (JSON and Markdown) for a prompt or a handoff",
+    )
+    def post(self, request: Request) -> Response:
+        data = s.ContextPackInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        query_type = None
+        if values["pack_type"] == "boot" and not (
+            values.get("query") or values.get("active_task") or values.get("current_conversation")
+        ):
+            query_type = "recent"  # a boot pack with nothing to match: what was used lately
+        result = pipeline.recall(actor=request.user, request=recall_request(values, query_type=query_type))
+        pack = packs.build_pack(result, pack_type=values["pack_type"], token_budget=values["token_budget"],
+                                as_of=values.get("as_of"))
+        if values["track"]:
+            services.recall_record(actor=request.user, result=result,
+                                   active_task=values.get("active_task", ""))
+        return Response({"json": pack.json, "markdown": pack.markdown})

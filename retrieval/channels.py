@@ -1,0 +1,316 @@
+"""Candidate channels and the signal query: parameterised SQL over memories.
+
+Each channel over-fetches a bounded number of ids; the union is scored in one query.
+The hot path uses raw SQL because the ORM's per-row cost on the wide memory row would
+dominate the latency budget, and because the lexical and vector operators are easier to
+read in SQL. Every value goes in as a parameter.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import connection
+
+from retrieval.models import LexemeStat, SpaceTextStats
+
+SEARCH_CONFIG = "english"
+# ts_rank_cd weights for D, C, B, A: content C, tags and summary B, title and phrases A.
+RANK_WEIGHTS = "{0.1, 0.3, 0.6, 1.0}"
+_WORD = re.compile(r"[a-z0-9][a-z0-9+#._/-]*")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a recall may look: visible spaces plus the request's filters."""
+
+    space_ids: tuple[int, ...]
+    memory_type: str | None = None
+    kind: str | None = None
+    tags: tuple[str, ...] = ()
+    reliability: str | None = None
+    after: datetime | None = None
+    before: datetime | None = None
+    include_archived: bool = False
+
+    def where(self, alias: str = "m") -> tuple[str, list[Any]]:
+        clauses = [f"{alias}.space_id = ANY(%s)"]
+        params: list[Any] = [list(self.space_ids)]
+        if not self.include_archived:
+            clauses.append(f"NOT {alias}.archived")
+        if self.memory_type:
+            clauses.append(f"{alias}.memory_type = %s")
+            params.append(self.memory_type)
+        if self.kind:
+            clauses.append(f"{alias}.kind = %s")
+            params.append(self.kind)
+        if self.tags:
+            clauses.append(f"{alias}.tags @> %s::varchar[]")
+            params.append(list(self.tags))
+        if self.reliability:
+            clauses.append(f"{alias}.reliability = %s")
+            params.append(self.reliability)
+        if self.after:
+            clauses.append(f"COALESCE({alias}.occurred_at, {alias}.created_at) >= %s")
+            params.append(self.after)
+        if self.before:
+            clauses.append(f"COALESCE({alias}.occurred_at, {alias}.created_at) < %s")
+            params.append(self.before)
+        return " AND ".join(clauses), params
+
+
+def vector_literal(vector) -> str:
+    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
+
+
+def _ids(sql: str, params: list[Any]) -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [row[0] for row in cursor.fetchall()]
+
+
+def vector_candidates(scope: Scope, vector: str, limit: int) -> list[str]:
+    """Nearest neighbours by cosine distance through the HNSW index.
+
+    Iterative index scans (pgvector ≥ 0.8) keep recall up when filters are selective:
+    the index keeps scanning until `limit` rows pass the filter.
+    """
+    where, params = scope.where()
+    ef_search = max(limit, int(settings.SAM_RECALL["HNSW_EF_SEARCH"]))
+    with connection.cursor() as cursor:
+        # SET LOCAL lasts until the end of the surrounding transaction (the caller's atomic).
+        cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
+        cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+        cursor.execute(
+            f"SELECT m.id FROM memories_memory m WHERE {where} AND m.embedding IS NOT NULL "
+            "ORDER BY m.embedding <=> %s::vector LIMIT %s",
+            [*params, vector, limit],
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def query_lexemes(text: str) -> list[str]:
+    """The stemmed lexemes Postgres would index for `text`, in first-seen order."""
+    if not text.strip():
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT lexeme FROM unnest(to_tsvector(%s::regconfig, %s)) ORDER BY positions[1]",
+            [SEARCH_CONFIG, text],
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def tsquery_text(lexemes: list[str]) -> str:
+    """An OR tsquery of already-stemmed lexemes, quoted for to_tsquery('simple', …)."""
+    quoted = ["'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'" for lexeme in lexemes]
+    return " | ".join(quoted)
+
+
+@dataclass
+class LexicalPlan:
+    all_lexemes: list[str] = field(default_factory=list)
+    chosen: list[str] = field(default_factory=list)
+    estimated_rows: int = 0
+    document_counts: dict[str, int] = field(default_factory=dict)
+    documents: int = 0
+
+    def idf(self, lexeme: str) -> float:
+        """BM25's inverse document frequency; lexemes newer than the statistics count as rare."""
+        n = max(self.documents, 1)
+        df = min(self.document_counts.get(lexeme, 0), n)
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+
+def plan_lexical(scope: Scope, lexemes: list[str]) -> LexicalPlan:
+    """Pick the rarest lexemes whose document counts fit the row budget.
+
+    Lexemes missing from the statistics (new since the last refresh) count as rare.
+    """
+    plan = LexicalPlan(all_lexemes=lexemes)
+    if not lexemes:
+        return plan
+    counts: dict[str, int] = {}
+    for row in (LexemeStat.objects.filter(space_id__in=scope.space_ids, lexeme__in=lexemes)
+                .values_list("lexeme", "ndoc")):
+        counts[row[0]] = counts.get(row[0], 0) + row[1]
+    plan.document_counts = counts
+    plan.documents = sum(SpaceTextStats.objects.filter(space_id__in=scope.space_ids)
+                         .values_list("documents", flat=True))
+    budget = int(settings.SAM_RECALL["LEXICAL_ROW_BUDGET"])
+    max_terms = int(settings.SAM_RECALL["LEXICAL_MAX_TERMS"])
+    order = {lexeme: index for index, lexeme in enumerate(lexemes)}
+    for lexeme in sorted(lexemes, key=lambda lx: (counts.get(lx, 0), order[lx])):
+        ndoc = counts.get(lexeme, 0)
+        if plan.chosen and (plan.estimated_rows + ndoc > budget or len(plan.chosen) >= max_terms):
+            break
+        plan.chosen.append(lexeme)
+        plan.estimated_rows += ndoc
+    return plan
+
+
+def lexical_candidates(scope: Scope, plan: LexicalPlan, limit: int) -> list[str]:
+    if not plan.chosen:
+        return []
+    where, params = scope.where()
+    return _ids(
+        f"SELECT m.id FROM memories_memory m, to_tsquery('simple', %s) q "
+        f"WHERE {where} AND m.search_vector @@ q "
+        f"ORDER BY ts_rank_cd('{RANK_WEIGHTS}', m.search_vector, q, 32) DESC, m.id LIMIT %s",
+        [tsquery_text(plan.chosen), *params, limit],
+    )
+
+
+def phrase_ngrams(*texts: str, max_words: int = 8) -> list[str]:
+    """Every run of 1..max_words words, lowercased, as canonical phrases are stored."""
+    grams: set[str] = set()
+    for text in texts:
+        words = _WORD.findall(text.lower())
+        for size in range(1, max_words + 1):
+            for start in range(0, len(words) - size + 1):
+                gram = " ".join(words[start:start + size])
+                if len(gram) >= 3:
+                    grams.add(gram)
+    return sorted(grams)
+
+
+def exact_candidates(scope: Scope, grams: list[str], limit: int) -> list[str]:
+    if not grams:
+        return []
+    where, params = scope.where()
+    return _ids(
+        f"SELECT m.id FROM memories_memory m WHERE {where} "
+        "AND m.canonical_phrases && %s::varchar[] ORDER BY m.updated_at DESC, m.id LIMIT %s",
+        [*params, grams, limit],
+    )
+
+
+def tag_candidates(scope: Scope, tags: list[str], limit: int) -> list[str]:
+    if not tags:
+        return []
+    where, params = scope.where()
+    return _ids(
+        f"SELECT m.id FROM memories_memory m WHERE {where} AND m.tags && %s::varchar[] "
+        "ORDER BY m.updated_at DESC, m.id LIMIT %s",
+        [*params, tags, limit],
+    )
+
+
+def recent_candidates(scope: Scope, limit: int) -> list[str]:
+    where, params = scope.where()
+    return _ids(
+        f"SELECT m.id FROM memories_memory m JOIN memories_memorystats s ON s.memory_id = m.id "
+        f"WHERE {where} AND s.last_accessed_at IS NOT NULL "
+        "ORDER BY s.last_accessed_at DESC, m.id LIMIT %s",
+        [*params, limit],
+    )
+
+
+CANDIDATE_COLUMNS = (
+    "id", "space_id", "space_slug", "title", "summary", "content", "canonical_phrases", "tags",
+    "kind", "memory_type", "priority", "reliability", "importance", "decay_policy", "version",
+    "source_type", "source_ref", "source_uri", "created_at", "updated_at", "occurred_at",
+    "archived", "content_hash", "confidence", "last_used_at", "last_accessed_at",
+    "access_count", "cosine", "matched_lexemes",
+)
+
+
+def candidate_rows(ids: list[str], *, vector: str | None, lexemes: list[str]) -> list[dict[str, Any]]:
+    """Everything scoring needs for each candidate, in one query."""
+    if not ids:
+        return []
+    cosine = "NULL" if vector is None else (
+        "CASE WHEN m.embedding IS NULL THEN NULL ELSE 1 - (m.embedding <=> %s::vector) END"
+    )
+    # Which query lexemes each memory holds, with the best field weight (A title/phrases,
+    # B tags/summary, C content) they appear under.
+    lexical = "'{}'::text[]" if not lexemes else (
+        "ARRAY(SELECT t.lexeme || ':' || array_to_string(t.weights, '') "
+        "FROM unnest(m.search_vector) t WHERE t.lexeme = ANY(%s))"
+    )
+    params: list[Any] = []
+    if vector is not None:
+        params.append(vector)
+    if lexemes:
+        params.append(lexemes)
+    params.append(ids)
+    sql = (
+        "SELECT m.id, m.space_id, sp.slug, m.title, m.summary, m.content, m.canonical_phrases, "
+        "m.tags, m.kind, m.memory_type, m.priority, m.reliability, m.importance, m.decay_policy, "
+        "m.version, m.source_type, m.source_ref, m.source_uri, m.created_at, m.updated_at, "
+        "m.occurred_at, m.archived, m.content_hash, s.confidence, s.last_used_at, "
+        f"s.last_accessed_at, s.access_count, {cosine}, {lexical} "
+        "FROM memories_memory m JOIN memories_memorystats s ON s.memory_id = m.id "
+        "JOIN memories_space sp ON sp.id = m.space_id WHERE m.id = ANY(%s) ORDER BY m.id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = [dict(zip(CANDIDATE_COLUMNS, row, strict=True)) for row in cursor.fetchall()]
+    for row in rows:
+        # Django's psycopg setup hands jsonb back as text; decode it like the ORM would.
+        if isinstance(row["decay_policy"], str):
+            row["decay_policy"] = json.loads(row["decay_policy"])
+        matched: dict[str, float] = {}
+        for entry in row["matched_lexemes"] or []:
+            lexeme, _, weights = entry.rpartition(":")
+            matched[lexeme] = max(FIELD_WEIGHTS.get(w, 0.3) for w in weights or "D")
+        row["matched_lexemes"] = matched
+    return rows
+
+
+# Field weights for the lexical signal: title and phrases count fully, content least.
+FIELD_WEIGHTS = {"A": 1.0, "B": 0.6, "C": 0.3, "D": 0.3}
+
+
+def lexical_signal(matched: dict[str, float], plan: LexicalPlan) -> float:
+    """IDF-weighted share of the query's lexemes the memory holds, by field weight.
+
+    1.0 when every query lexeme is in the memory's title or phrases; rare words count
+    more than common ones (BM25's idf), so "dana" in a space about Dana weighs little.
+    """
+    total = sum(plan.idf(lexeme) for lexeme in plan.all_lexemes)
+    if not total:
+        return 0.0
+    return sum(plan.idf(lexeme) * weight for lexeme, weight in matched.items()) / total
+
+
+def pairwise_cosines(ids: list[str]) -> dict[tuple[str, str], float]:
+    """Cosine similarity of every pair among `ids` that both have vectors (for dedupe)."""
+    if len(ids) < 2:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT a.id, b.id, 1 - (a.embedding <=> b.embedding) FROM memories_memory a "
+            "JOIN memories_memory b ON a.id < b.id WHERE a.id = ANY(%s) AND b.id = ANY(%s) "
+            "AND a.embedding IS NOT NULL AND b.embedding IS NOT NULL",
+            [ids, ids],
+        )
+        return {(a, b): float(sim) for a, b, sim in cursor.fetchall()}
+
+
+def refresh_lexeme_stats(space_id: int) -> int:
+    """Recount lexeme document frequencies for one space. Returns the number of lexemes."""
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM retrieval_lexemestat WHERE space_id = %s", [space_id])
+        # ts_stat takes the text of a query; the id is an int, so formatting it is safe.
+        inner = f"SELECT search_vector FROM memories_memory WHERE space_id = {int(space_id)}"
+        cursor.execute(
+            "INSERT INTO retrieval_lexemestat (space_id, lexeme, ndoc) "
+            "SELECT %s, word, ndoc FROM ts_stat(%s) WHERE length(word) <= 200",
+            [space_id, inner],
+        )
+        lexemes = cursor.rowcount
+        cursor.execute(
+            "INSERT INTO retrieval_spacetextstats (space_id, documents, refreshed_at) "
+            "SELECT %s, count(*), now() FROM memories_memory WHERE space_id = %s "
+            "ON CONFLICT (space_id) DO UPDATE SET documents = EXCLUDED.documents, "
+            "refreshed_at = EXCLUDED.refreshed_at",
+            [space_id, space_id],
+        )
+        return lexemes

@@ -1,0 +1,68 @@
+"""Recall events (why each memory was recalled) and lexeme statistics for the lexical channel."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.db import models
+
+
+class RecallEvent(models.Model):
+    """One recall: what was asked, what came back, and each item's signals and rationale.
+
+    `items` is [{id, score, signals, rationale}] in ranked order, so a memory's timeline
+    can say why it was recalled. Deleting a memory does not rewrite past events.
+    """
+
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                              on_delete=models.SET_NULL, related_name="+")
+    spaces = ArrayField(models.CharField(max_length=80), default=list)
+    query_text = models.TextField()
+    active_task = models.TextField(blank=True, default="")
+    profile = models.CharField(max_length=40)
+    memory_ids = ArrayField(models.CharField(max_length=40), default=list)
+    items = models.JSONField(default=list)
+    fail_safe = models.BooleanField(default=False)
+    cached = models.BooleanField(default=False)
+    duration_ms = models.FloatField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [GinIndex(fields=["memory_ids"], name="recall_memory_ids_gin")]
+
+    def __str__(self) -> str:
+        return f"recall {self.pk} ({len(self.memory_ids)} items)"
+
+
+class SpaceTextStats(models.Model):
+    """How many memories a space had when its lexeme statistics were last counted."""
+
+    space = models.OneToOneField("memories.Space", primary_key=True, on_delete=models.CASCADE,
+                                 related_name="+")
+    documents = models.PositiveIntegerField(default=0)
+    refreshed_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.space_id}: {self.documents} documents"
+
+
+class LexemeStat(models.Model):
+    """How many memories of a space contain a lexeme, refreshed by a job.
+
+    The lexical channel ORs together only the rarest query lexemes, so the number of
+    rows Postgres must rank stays bounded however common the query's words are.
+    """
+
+    space = models.ForeignKey("memories.Space", on_delete=models.CASCADE, related_name="+")
+    lexeme = models.CharField(max_length=200)
+    ndoc = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["space", "lexeme"], name="lexemestat_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.lexeme}: {self.ndoc}"

@@ -1,0 +1,398 @@
+"""The recall pipeline: context -> scope -> candidates -> signals -> rank -> explain.
+
+`recall()` is a read: it builds the answer and returns it with the stage timings.
+Side effects (access counts, the recall event) are a separate service call, so tests and
+benchmarks can run the same pipeline without changing the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+from django.utils import timezone
+
+from governance import access
+from retrieval import channels, explain, scoring
+from retrieval.channels import Scope
+from retrieval.context import RecallContext, build_query_text, contextual_cue
+from samsite.api.errors import InvalidInput
+
+QUERY_TYPES = ("semantic", "task", "topic", "recent", "timeline")
+
+
+@dataclass(frozen=True)
+class RecallRequest:
+    context: RecallContext
+    spaces: tuple[str, ...] = ()
+    k: int = 5
+    query_type: str = "semantic"
+    topic: str = ""
+    profile: str | None = None
+    weights: dict[str, float] | None = None
+    thresholds: dict[str, float] | None = None
+    memory_type: str | None = None
+    kind: str | None = None
+    tags: tuple[str, ...] = ()
+    reliability: str | None = None
+    after: datetime | None = None
+    before: datetime | None = None
+    include_archived: bool = False
+    token_budget: int | None = None
+    as_of: datetime | None = None
+
+    def cache_key(self, actor_id: Any, space_ids: tuple[int, ...]) -> str:
+        raw = repr((actor_id, space_ids, self))
+        return hashlib.sha256(raw.encode()).hexdigest()
+
+
+@dataclass
+class RankedItem:
+    row: dict[str, Any]
+    signals: scoring.Signals
+    score: float
+    rationale: str = ""
+    highlights: list[str] = field(default_factory=list)
+    conflict: dict[str, Any] | None = None
+    tokens: int = 0
+
+    @property
+    def id(self) -> str:
+        return self.row["id"]
+
+
+@dataclass
+class RecallResult:
+    query_text: str
+    profile: scoring.Profile
+    items: list[RankedItem]
+    follow_ups: list[dict[str, Any]]
+    fail_safe: bool
+    timings_ms: dict[str, float]
+    spaces: list[str]
+    candidates: int = 0
+    trimmed: int = 0
+    cached: bool = False
+
+
+class _Timer:
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+
+    def stage(self, name: str, func: Callable[[], Any]) -> Any:
+        start = time.perf_counter()
+        try:
+            return func()
+        finally:
+            self.timings[name] = round(self.timings.get(name, 0) + (time.perf_counter() - start) * 1000, 3)
+
+
+# --- caches ---------------------------------------------------------------------------
+
+def _space_generation_key(space_id: int) -> str:
+    return f"sam:recall:gen:{space_id}"
+
+
+def bump_space_generations(space_ids: list[int]) -> None:
+    """Invalidate cached recall results of these spaces (called when they change)."""
+    for space_id in space_ids:
+        key = _space_generation_key(space_id)
+        if cache.add(key, 1, timeout=None) is False:
+            try:
+                cache.incr(key)
+            except ValueError:
+                cache.set(key, 1, timeout=None)
+
+
+def _generations(space_ids: tuple[int, ...]) -> tuple[int, ...]:
+    found = cache.get_many([_space_generation_key(i) for i in space_ids])
+    return tuple(found.get(_space_generation_key(i), 0) for i in space_ids)
+
+
+def embed_query(text: str) -> np.ndarray:
+    """The query's embedding, cached by the text's hash (seed 000 §7)."""
+    from memories.embeddings.registry import get_provider
+
+    provider = get_provider()
+    digest = hashlib.sha256(f"{provider.name}|{text}".encode()).hexdigest()
+    key = f"sam:qemb:{digest}"
+    cached = cache.get(key)
+    if cached is not None:
+        return np.frombuffer(cached, dtype=np.float32)
+    vector = provider.embed([text])[0].astype(np.float32)
+    cache.set(key, vector.tobytes(), timeout=3600)
+    return vector
+
+
+# --- the pipeline ---------------------------------------------------------------------
+
+def _scope(actor, request: RecallRequest) -> tuple[Scope, list[str]]:
+    visible = access.spaces_visible(actor)
+    if request.spaces:
+        visible = visible.filter(slug__in=request.spaces)
+    spaces = list(visible.order_by("id").values_list("id", "slug"))
+    if request.spaces:
+        missing = sorted(set(request.spaces) - {slug for _, slug in spaces})
+        if missing:
+            raise InvalidInput("Unknown spaces.", fields={"spaces": [f"No space '{s}'." for s in missing]})
+    tags = tuple(sorted(set(request.tags) | ({request.topic} if request.topic else set())))
+    scope = Scope(
+        space_ids=tuple(space_id for space_id, _ in spaces), memory_type=request.memory_type,
+        kind=request.kind, tags=tags, reliability=request.reliability, after=request.after,
+        before=request.before, include_archived=request.include_archived,
+    )
+    return scope, [slug for _, slug in spaces]
+
+
+def recall(*, actor, request: RecallRequest, use_cache: bool = True) -> RecallResult:
+    """Run the pipeline for `actor`. Raises InvalidInput for requests it cannot serve."""
+    timer = _Timer()
+    started = time.perf_counter()
+    scope, slugs = timer.stage("scope", lambda: _scope(actor, request))
+    query_text = build_query_text(request.context)
+    if request.query_type in {"semantic", "task"} and not query_text:
+        raise InvalidInput(
+            "Nothing to recall from.",
+            fields={"query": ["Give a query, a conversation, an active task or ui_state."]},
+        )
+    if request.query_type == "task" and not request.context.active_task:
+        raise InvalidInput("A task query needs the active task.",
+                           fields={"active_task": ["This field is required for query_type=task."]})
+    if request.query_type == "timeline" and not (request.after or request.before):
+        raise InvalidInput("A timeline needs a time range.",
+                           fields={"filters.after": ["Give after and/or before."]})
+    try:
+        profile = scoring.resolve_profile(request.profile, weights=request.weights,
+                                          thresholds=request.thresholds)
+    except KeyError:
+        raise InvalidInput("Unknown profile.", fields={
+            "profile": [f"Known profiles: {', '.join(scoring.PROFILES)}."]}) from None
+
+    cache_key = None
+    if use_cache and scope.space_ids:
+        generations = _generations(scope.space_ids)
+        cache_key = "sam:recall:" + request.cache_key(getattr(actor, "pk", None), scope.space_ids) + \
+            ":" + ",".join(map(str, generations))
+        hit = cache.get(cache_key)
+        if hit is not None:
+            hit.cached = True
+            hit.timings_ms = {"cache": round((time.perf_counter() - started) * 1000, 3)}
+            return hit
+
+    now = request.as_of or timezone.now()
+    if not scope.space_ids:
+        result = RecallResult(query_text, profile, [], [], True, timer.timings, slugs)
+    elif request.query_type in {"recent", "timeline"} or (request.query_type == "topic" and not query_text):
+        result = _listing(scope, request, profile, query_text, now, timer, slugs)
+    else:
+        result = _ranked(scope, request, profile, query_text, now, timer, slugs)
+    result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
+    if cache_key:
+        cache.set(cache_key, result, timeout=settings.SAM_RECALL["CACHE_SECONDS"])
+    return result
+
+
+def _ranked(scope: Scope, request: RecallRequest, profile: scoring.Profile, query_text: str,
+            now: datetime, timer: _Timer, slugs: list[str]) -> RecallResult:
+    config = settings.SAM_RECALL
+    context = request.context
+    vector = channels.vector_literal(timer.stage("embed", lambda: embed_query(query_text)))
+    grams = channels.phrase_ngrams(query_text, context.active_task)
+    context_tags = sorted(set(context.ui_tags) | set(request.tags))
+
+    with transaction.atomic():
+        lexemes = timer.stage("lexemes", lambda: channels.query_lexemes(query_text))
+        plan = timer.stage("lexical_plan", lambda: channels.plan_lexical(scope, lexemes))
+        candidate_ids: dict[str, None] = {}
+        for name, fetch in (
+            ("vector", lambda: channels.vector_candidates(scope, vector, config["VECTOR_CANDIDATES"])),
+            ("lexical", lambda: channels.lexical_candidates(scope, plan, config["LEXICAL_CANDIDATES"])),
+            ("exact", lambda: channels.exact_candidates(scope, grams, config["EXACT_CANDIDATES"])),
+            ("tags", lambda: channels.tag_candidates(scope, context_tags, config["TAG_CANDIDATES"])),
+            ("recent", lambda: channels.recent_candidates(scope, config["RECENT_CANDIDATES"])),
+        ):
+            for memory_id in timer.stage(f"channel_{name}", fetch):
+                candidate_ids.setdefault(memory_id, None)
+        rows = timer.stage("signals", lambda: channels.candidate_rows(
+            list(candidate_ids), vector=vector, lexemes=plan.all_lexemes))
+
+    def score_all() -> list[RankedItem]:
+        query_words = set(channels.phrase_ngrams(query_text, max_words=1))
+        scored = []
+        for row in rows:
+            signals = _signals(row, query_text=query_text, task=context.active_task,
+                               context_tags=context_tags, query_words=query_words, now=now,
+                               lexical=channels.lexical_signal(row["matched_lexemes"], plan))
+            scored.append(RankedItem(row, signals, scoring.composite(signals, profile.weights)))
+        scored.sort(key=lambda item: (-round(item.score, 6), item.id))
+        return scored
+
+    scored = timer.stage("score", score_all)
+    passing = [item for item in scored if scoring.passes(item.signals, item.score, profile.thresholds)]
+    top = timer.stage("dedupe", lambda: _dedupe_and_diversify(passing, keep=max(request.k * 3, 15)))
+    items, trimmed = _budget(top[: request.k], request.token_budget)
+    timer.stage("explain", lambda: _explain(items, profile, context, query_text))
+    follow_ups = _follow_ups(items, request, query_text)
+    return RecallResult(query_text, profile, items, follow_ups, not items, timer.timings, slugs,
+                        candidates=len(rows), trimmed=trimmed)
+
+
+def _signals(row: dict[str, Any], *, query_text: str, task: str, context_tags: list[str],
+             query_words: set[str], now: datetime, lexical: float = 0.0) -> scoring.Signals:
+    window = float(settings.SAM_RECALL["RECENCY_WINDOW_DAYS"])
+    hits = explain.phrase_hits(f"{query_text} {task}".lower(), row["canonical_phrases"])
+    memory_tags = set(row["tags"])
+    if context_tags:
+        tag_signal = len(memory_tags & set(context_tags)) / len(context_tags)
+    else:
+        tag_signal = min(1.0, len(memory_tags & query_words) / 2)
+    last_used = row["last_used_at"] or row["updated_at"]
+    confidence = scoring.effective_confidence(
+        row["confidence"], days_since_update=scoring.days_between(now, row["updated_at"]) or 0.0,
+        decay_policy=row["decay_policy"] or {},
+    )
+    return scoring.Signals(
+        semantic=max(0.0, min(1.0, float(row["cosine"] or 0.0))),
+        lexical=lexical,
+        exact=scoring.exact_signal(len(hits), len(row["canonical_phrases"])),
+        tags=tag_signal,
+        recency=scoring.recency_signal(scoring.days_between(now, last_used), window),
+        confidence=confidence,
+        importance=float(row["importance"]),
+        access=scoring.access_signal(scoring.days_between(now, row["last_accessed_at"])),
+    )
+
+
+def _dedupe_and_diversify(items: list[RankedItem], *, keep: int) -> list[RankedItem]:
+    """Near-duplicates (cosine > .95) keep the more confident one; close cousins
+    (cosine > .90) move below the next distinct item so the top of the list varies."""
+    config = settings.SAM_RECALL
+    head = items[:keep]
+    sims = channels.pairwise_cosines([item.id for item in head])
+
+    def sim(a: str, b: str) -> float:
+        return sims.get((a, b) if a < b else (b, a), 0.0)
+
+    kept: list[RankedItem] = []
+    for item in head:
+        twin = next((k for k in kept if sim(k.id, item.id) > config["DEDUPE_COSINE"]
+                     or k.row["content_hash"] == item.row["content_hash"]), None)
+        if twin is None:
+            kept.append(item)
+        elif item.row["confidence"] > twin.row["confidence"]:
+            kept[kept.index(twin)] = item
+    distinct: list[RankedItem] = []
+    deferred: list[RankedItem] = []
+    for item in kept:
+        if any(sim(d.id, item.id) > config["DIVERSITY_COSINE"] for d in distinct):
+            deferred.append(item)
+        else:
+            distinct.append(item)
+    return distinct + deferred + items[keep:]
+
+
+def _budget(items: list[RankedItem], budget: int | None) -> tuple[list[RankedItem], int]:
+    """Keep whole items, best first, while their title + summary fit the token budget."""
+    from retrieval.tokens import count_many
+
+    counts = count_many([f"{i.row['title']}\n{i.row['summary']}" for i in items])
+    for item, count in zip(items, counts, strict=True):
+        item.tokens = count
+    if not budget:
+        return items, 0
+    kept, used = [], 0
+    for item in items:
+        if used + item.tokens > budget:
+            continue
+        kept.append(item)
+        used += item.tokens
+    return kept, len(items) - len(kept)
+
+
+def _explain(items: list[RankedItem], profile: scoring.Profile, context: RecallContext,
+             query_text: str) -> None:
+    cue = contextual_cue(context)
+    conflicts = explain.find_conflicts([(i.id, i.row["tags"], i.row["canonical_phrases"]) for i in items])
+    by_id: dict[str, dict[str, Any]] = {}
+    for conflict in conflicts:
+        for mine, other in ((conflict.a, conflict.b), (conflict.b, conflict.a)):
+            by_id.setdefault(mine, {"with": other, "shared_tags": list(conflict.shared_tags),
+                                    "subject": list(conflict.subject)})
+    for item in items:
+        item.conflict = by_id.get(item.id)
+        item.rationale = explain.rationale(item.signals, profile.weights, cue=cue,
+                                           conflict=item.conflict is not None)
+        item.highlights = explain.highlights(query_text, phrases=item.row["canonical_phrases"],
+                                             content=item.row["content"])
+
+
+def _follow_ups(items: list[RankedItem], request: RecallRequest, query_text: str) -> list[dict]:
+    actions = []
+    if not items:
+        actions.append({
+            "type": "create_new_memory_prefill",
+            "label": "Nothing relevant is stored yet: save this as a new memory?",
+            "payload": explain.new_memory_prefill(
+                conversation=request.context.conversation, active_task=request.context.active_task,
+                query=request.context.query,
+            ),
+        })
+    seen: set[tuple[str, str]] = set()
+    for item in items:
+        if item.conflict:
+            pair = tuple(sorted((item.id, item.conflict["with"])))
+            if pair in seen:
+                continue
+            seen.add(pair)
+            actions.append({
+                "type": "clarify_conflict",
+                "label": f"These memories disagree about {', '.join(item.conflict['subject'])}: "
+                         "which one holds?",
+                "payload": {"memory_ids": list(pair), "shared_tags": item.conflict["shared_tags"],
+                            "subject": item.conflict["subject"]},
+            })
+    return actions
+
+
+def _listing(scope: Scope, request: RecallRequest, profile: scoring.Profile, query_text: str,
+             now: datetime, timer: _Timer, slugs: list[str]) -> RecallResult:
+    """recent, timeline and tag-only topic queries: ordered listings, no similarity."""
+    from django.db import connection
+
+    where, params = scope.where()
+    if request.query_type == "timeline":
+        order = "COALESCE(m.occurred_at, m.created_at) ASC, m.id"
+    else:
+        order = "COALESCE(s.last_used_at, s.last_accessed_at, m.updated_at) DESC, m.id"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT m.id FROM memories_memory m JOIN memories_memorystats s ON s.memory_id = m.id "
+            f"WHERE {where} ORDER BY {order} LIMIT %s", [*params, request.k])
+        ids = [row[0] for row in cursor.fetchall()]
+    rows = {r["id"]: r for r in channels.candidate_rows(ids, vector=None, lexemes=[])}
+    items = []
+    for memory_id in ids:
+        row = rows[memory_id]
+        signals = _signals(row, query_text=query_text, task=request.context.active_task,
+                           context_tags=sorted(scope.tags), query_words=set(), now=now)
+        items.append(RankedItem(row, signals, scoring.composite(signals, profile.weights)))
+    items, trimmed = _budget(items, request.token_budget)
+    for item in items:
+        when = item.row["occurred_at"] or item.row["created_at"]
+        if request.query_type == "timeline":
+            item.rationale = f"In the requested time range, from {when:%Y-%m-%d}."
+        elif request.query_type == "topic":
+            item.rationale = f"Tagged {request.topic}, among the most recently used on that topic."
+        else:
+            last = item.row["last_used_at"] or item.row["last_accessed_at"] or item.row["updated_at"]
+            item.rationale = f"Among the most recently used memories (last {last:%Y-%m-%d})."
+    return RecallResult(query_text, profile, items, [], not items, timer.timings, slugs,
+                        candidates=len(ids), trimmed=trimmed)

@@ -1,0 +1,159 @@
+"""Signals, weight profiles, the composite score and the inclusion rule (pure functions).
+
+Every signal is in [0, 1]:
+- semantic: cosine similarity of query and memory embeddings (negative clipped to 0)
+- lexical: IDF-weighted share of the query's lexemes the memory holds, by field (channels.lexical_signal)
+- exact: canonical phrases found verbatim in the query or task, min(1, hits / min(n, 2))
+- tags: share of the context's tags (filters, ui tags, tags named in the query) it carries
+- recency: exp(-days since last used (else updated) / recency window)
+- confidence: effective confidence, the stored one decayed by the memory's half-life (seed 000 §7)
+- importance: the memory's importance
+- access: 1 / (1 + days since last accessed / 7) (seed 001), 0 if never accessed
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime
+
+SIGNALS = ("semantic", "lexical", "exact", "tags", "recency", "confidence", "importance", "access")
+
+
+@dataclass(frozen=True)
+class Signals:
+    semantic: float = 0.0
+    lexical: float = 0.0
+    exact: float = 0.0
+    tags: float = 0.0
+    recency: float = 0.0
+    confidence: float = 0.0
+    importance: float = 0.0
+    access: float = 0.0
+
+    def as_dict(self, digits: int = 4) -> dict[str, float]:
+        return {k: round(v, digits) for k, v in asdict(self).items()}
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When an item may be returned (seed 000 §C), per profile and per request.
+
+    An item is relevant when its semantic similarity reaches `similarity`, or its lexical
+    score reaches `lexical`, or an exact phrase hit reaches `exact_exception`. A relevant
+    item is returned when its composite score reaches `composite_min`, or it has an exact
+    hit of at least `exact_exception`, or confidence of at least `confidence_exception`.
+    """
+
+    similarity: float = 0.75
+    composite_min: float = 0.65
+    exact_exception: float = 0.60
+    confidence_exception: float = 0.90
+    lexical: float = 1.01  # off unless a profile turns it on
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    weights: dict[str, float]
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    description: str = ""
+
+
+PROFILES: dict[str, Profile] = {
+    "seed000": Profile(
+        "seed000",
+        {"semantic": 0.50, "exact": 0.20, "recency": 0.15, "confidence": 0.15},
+        Thresholds(),
+        "SAM entry spec: semantic .50, exact .20, recency .15, confidence .15; thresholds .75/.65.",
+    ),
+    "seed001": Profile(
+        "seed001",
+        {"semantic": 0.70, "recency": 0.20, "access": 0.10},
+        Thresholds(similarity=0.30, composite_min=0.0),
+        "Agent memory spec: semantic .70, recency .20, access .10; min similarity .30.",
+    ),
+    "seed004": Profile(
+        "seed004",
+        {"semantic": 0.40, "lexical": 0.25, "recency": 0.20, "importance": 0.15},
+        Thresholds(similarity=0.30, composite_min=0.0, lexical=0.10),
+        "Memory studio spec: semantic .40, lexical .25, recency .20, importance .15.",
+    ),
+    # SAM's default, chosen on the development half of the recall benchmark
+    # (docs/benchmarks.md): thresholds calibrated for all-MiniLM-L6-v2's similarity scale.
+    "sam": Profile(
+        "sam",
+        {"semantic": 0.45, "lexical": 0.20, "exact": 0.15, "tags": 0.05, "recency": 0.05,
+         "confidence": 0.05, "importance": 0.05},
+        Thresholds(similarity=0.35, composite_min=0.30, lexical=0.10),
+        "SAM default: semantic .45, lexical .20, exact .15, tags/recency/confidence/importance .05.",
+    ),
+}
+DEFAULT_PROFILE = "sam"
+
+
+def resolve_profile(name: str | None, *, weights: dict[str, float] | None = None,
+                    thresholds: dict[str, float] | None = None) -> Profile:
+    """A named profile with per-request overrides applied. Unknown names raise KeyError."""
+    profile = PROFILES[name or DEFAULT_PROFILE]
+    if weights:
+        profile = replace(profile, weights={k: v for k, v in weights.items() if v},
+                          name=f"{profile.name}+custom")
+    if thresholds:
+        profile = replace(profile, thresholds=replace(profile.thresholds, **thresholds))
+    return profile
+
+
+def composite(signals: Signals, weights: dict[str, float]) -> float:
+    """Σ weight × signal (seed 000 §C: .50·.82 + .20·.10 + .15·.60 + .15·.85 = .6475)."""
+    return sum(weight * getattr(signals, name) for name, weight in weights.items())
+
+
+def is_relevant(signals: Signals, thresholds: Thresholds) -> bool:
+    return (
+        signals.semantic >= thresholds.similarity
+        or signals.lexical >= thresholds.lexical
+        or signals.exact >= thresholds.exact_exception
+    )
+
+
+def passes(signals: Signals, score: float, thresholds: Thresholds) -> bool:
+    """Seed 000 §C: score ≥ composite_min unless exact ≥ .60 or confidence ≥ .90."""
+    if not is_relevant(signals, thresholds):
+        return False
+    return (
+        score >= thresholds.composite_min
+        or signals.exact >= thresholds.exact_exception
+        or signals.confidence >= thresholds.confidence_exception
+    )
+
+
+def days_between(later: datetime, earlier: datetime | None) -> float | None:
+    if earlier is None:
+        return None
+    return max(0.0, (later - earlier).total_seconds() / 86400)
+
+
+def recency_signal(days: float | None, window_days: float) -> float:
+    """exp(-days / window), seed 000's recency; 0 when never used."""
+    if days is None:
+        return 0.0
+    return math.exp(-days / window_days)
+
+
+def access_signal(days: float | None) -> float:
+    return 0.0 if days is None else 1.0 / (1.0 + days / 7.0)
+
+
+def effective_confidence(confidence: float, *, days_since_update: float, decay_policy: dict) -> float:
+    """Stored confidence decayed by the memory's half-life (seed 000 §7)."""
+    if decay_policy.get("type") != "exponential":
+        return confidence
+    half_life = float(decay_policy.get("half_life_days") or 90)
+    return confidence * 0.5 ** (days_since_update / half_life)
+
+
+def exact_signal(hits: int, n_phrases: int) -> float:
+    if hits <= 0 or n_phrases <= 0:
+        return 0.0
+    return min(1.0, hits / min(n_phrases, 2))

@@ -1,0 +1,77 @@
+"""POST /api/v1/context-packs/: JSON and Markdown from one selection, lost-in-the-middle order,
+a real token budget, provenance, and byte-identical output for identical inputs."""
+
+import json
+
+from django.core.cache import cache
+
+from retrieval.packs import lost_in_the_middle_order
+from retrieval.tokens import count_tokens
+from tests.retrieval.conftest import AS_OF, MEMORIES
+
+
+def pack(api, **body):
+    response = api.post("/api/v1/context-packs/",
+                        {"as_of": AS_OF, "track": False, "query": "migrations, tests and alerts", **body},
+                        format="json")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def test_order_puts_the_strongest_items_at_head_and_tail():
+    assert lost_in_the_middle_order(list(range(1, 7))) == [1, 3, 5, 6, 4, 2]
+    assert lost_in_the_middle_order([1]) == [1]
+
+
+def test_pack_has_both_renderings_of_the_same_selection(api, store):
+    body = pack(api, k=10, token_budget=5000, thresholds={"similarity": 0.0, "composite_min": 0.0})
+    machine, markdown = body["json"], body["markdown"]
+
+    assert machine["pack_type"] == "task"
+    assert machine["generated_at"] == "2026-11-22T12:00:00Z"
+    assert machine["query"].startswith("migrations, tests and alerts")
+    ranks = [item["rank"] for item in machine["items"]]
+    assert ranks == lost_in_the_middle_order(sorted(ranks))
+    for item in machine["items"]:
+        assert item["provenance"]["space"] == "webshop"
+        assert item["provenance"]["version"] == 1
+        assert item["provenance"]["source"]["type"] == "user"
+        assert item["inclusion_reason"].startswith("Recalled for")
+        assert f"`{item['id']}`" in markdown
+    assert markdown.index("## Critical facts") < markdown.index("## Memories")
+    assert machine["source_mix"] == {"user": len(machine["items"])}
+
+
+def test_budget_is_a_real_token_count_and_trims_the_weakest(api, store):
+    full = pack(api, k=10, token_budget=5000, thresholds={"similarity": 0.0, "composite_min": 0.0})["json"]
+    item_costs = {i["id"]: i["tokens"] for i in full["items"]}
+    header = full["token_budget"]["used"] - sum(item_costs.values())
+    tight_budget = header + sum(sorted(item_costs.values())[:2]) + 5
+
+    tight = pack(api, k=10, token_budget=tight_budget,
+                 thresholds={"similarity": 0.0, "composite_min": 0.0})["json"]
+
+    budget = tight["token_budget"]
+    assert budget["used"] <= tight_budget
+    assert budget["trimmed"] == len(full["items"]) - len(tight["items"]) > 0
+    weakest_kept = min(i["score"] for i in tight["items"])
+    assert all(i["score"] <= weakest_kept for i in full["items"]
+               if i["id"] not in {t["id"] for t in tight["items"]})
+    # WordPiece: use, mud, ##s, ##nac, ##k, ##bar, for, alert, ##s
+    assert count_tokens("Use MudSnackbar for alerts") == 9
+
+
+def test_identical_inputs_give_byte_identical_packs(api, store):
+    request = dict(k=10, token_budget=800, thresholds={"similarity": 0.0, "composite_min": 0.0})
+    first = pack(api, **request)
+    cache.clear()
+    second = pack(api, **request)
+    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+    assert first["markdown"].encode() == second["markdown"].encode()
+
+
+def test_a_boot_pack_without_a_query_lists_recent_memories(api, store):
+    response = api.post("/api/v1/context-packs/", {"pack_type": "boot", "as_of": AS_OF, "track": False},
+                        format="json")
+    assert response.status_code == 200
+    assert len(response.json()["json"]["items"]) == len(MEMORIES)
