@@ -202,6 +202,23 @@ def recall(*, actor, request: RecallRequest, use_cache: bool = True) -> RecallRe
 
 def _ranked(scope: Scope, request: RecallRequest, profile: scoring.Profile, query_text: str,
             now: datetime, timer: _Timer, slugs: list[str]) -> RecallResult:
+    scored = candidates_with_signals(scope, request, query_text, now, timer)
+    for item in scored:
+        item.score = scoring.composite(item.signals, profile.weights)
+    scored.sort(key=lambda item: (-round(item.score, 6), item.id))
+    passing = [item for item in scored if scoring.passes(item.signals, item.score, profile.thresholds)]
+    top = timer.stage("dedupe", lambda: _dedupe_and_diversify(passing, keep=max(request.k * 3, 15)))
+    items, trimmed = _budget(top[: request.k], request.token_budget)
+    timer.stage("explain", lambda: _explain(items, profile, request.context, query_text))
+    follow_ups = _follow_ups(items, request, query_text)
+    return RecallResult(query_text, profile, items, follow_ups, not items, timer.timings, slugs,
+                        candidates=len(scored), trimmed=trimmed)
+
+
+def candidates_with_signals(scope: Scope, request: RecallRequest, query_text: str, now: datetime,
+                            timer: _Timer | None = None) -> list[RankedItem]:
+    """Every channel's candidates with their signals, unscored (the part weights do not change)."""
+    timer = timer or _Timer()
     config = settings.SAM_RECALL
     context = request.context
     vector = channels.vector_literal(timer.stage("embed", lambda: embed_query(query_text)))
@@ -224,25 +241,16 @@ def _ranked(scope: Scope, request: RecallRequest, profile: scoring.Profile, quer
         rows = timer.stage("signals", lambda: channels.candidate_rows(
             list(candidate_ids), vector=vector, lexemes=plan.all_lexemes))
 
-    def score_all() -> list[RankedItem]:
+    def signals_of_all() -> list[RankedItem]:
         query_words = set(channels.phrase_ngrams(query_text, max_words=1))
-        scored = []
-        for row in rows:
-            signals = _signals(row, query_text=query_text, task=context.active_task,
-                               context_tags=context_tags, query_words=query_words, now=now,
-                               lexical=channels.lexical_signal(row["matched_lexemes"], plan))
-            scored.append(RankedItem(row, signals, scoring.composite(signals, profile.weights)))
-        scored.sort(key=lambda item: (-round(item.score, 6), item.id))
-        return scored
+        return [
+            RankedItem(row, _signals(row, query_text=query_text, task=context.active_task,
+                                     context_tags=context_tags, query_words=query_words, now=now,
+                                     lexical=channels.lexical_signal(row["matched_lexemes"], plan)), 0.0)
+            for row in rows
+        ]
 
-    scored = timer.stage("score", score_all)
-    passing = [item for item in scored if scoring.passes(item.signals, item.score, profile.thresholds)]
-    top = timer.stage("dedupe", lambda: _dedupe_and_diversify(passing, keep=max(request.k * 3, 15)))
-    items, trimmed = _budget(top[: request.k], request.token_budget)
-    timer.stage("explain", lambda: _explain(items, profile, context, query_text))
-    follow_ups = _follow_ups(items, request, query_text)
-    return RecallResult(query_text, profile, items, follow_ups, not items, timer.timings, slugs,
-                        candidates=len(rows), trimmed=trimmed)
+    return timer.stage("score", signals_of_all)
 
 
 def _signals(row: dict[str, Any], *, query_text: str, task: str, context_tags: list[str],

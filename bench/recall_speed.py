@@ -1,0 +1,211 @@
+"""Recall latency through the HTTP API at 1k, 10k and 100k memories in one space.
+
+Builds the spaces once in its own embedded Postgres (var/bench): texts are variants of the
+labelled corpus (bench/recall_corpus), vectors are the real model's vectors of the base
+texts blended and jittered, so neighbourhoods look like a real store's. Then it starts
+`runserver` on 127.0.0.1 and sends distinct queries (so every request embeds its query:
+the embedding cache cannot help) with the recall result cache off.
+
+    .venv/bin/python bench/recall_speed.py [--sizes 1000 10000 100000] [--queries 200]
+
+Writes bench/results/recall_speed.json and prints a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ["SAM_VAR_DIR"] = str(ROOT / "var" / "bench")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "samsite.settings.base")
+os.environ["SAM_LOG_LEVEL"] = "WARNING"
+
+import django  # noqa: E402
+
+django.setup()
+
+import httpx  # noqa: E402
+import numpy as np  # noqa: E402
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+
+from governance.services import api_token_issue  # noqa: E402
+from memories import entry  # noqa: E402
+from memories.embeddings.registry import get_provider  # noqa: E402
+from memories.models import Memory, Space  # noqa: E402
+from memories.services import _refresh_search_vectors  # noqa: E402
+from retrieval.channels import vector_literal  # noqa: E402
+from retrieval.tasks import lexeme_stats_refresh  # noqa: E402
+
+CORPUS = ROOT / "bench" / "recall_corpus"
+RESULTS = ROOT / "bench" / "results" / "recall_speed.json"
+PORT = 8765
+SERVICES = [f"{a}-{b}" for a in ("billing", "search", "auth", "orders", "media", "reports", "notify",
+                                 "catalog", "payments", "profile") for b in ("api", "worker", "web",
+                                                                              "etl", "cron", "gateway")]
+REGIONS = ("eu-west", "us-east", "ap-south", "eu-central")
+
+
+def base_texts() -> list[dict]:
+    rows = [json.loads(line) for line in (CORPUS / "memories.jsonl").read_text().splitlines() if line]
+    return rows
+
+
+def build_space(size: int, bases: list[dict], base_vectors: np.ndarray) -> None:
+    slug = f"speed-{size}"
+    if Memory.objects.filter(space__slug=slug).count() == size:
+        return
+    Space.objects.filter(slug=slug).delete()
+    space = Space.objects.create(slug=slug, name=slug)
+    rng = np.random.default_rng(size)
+    pick = random.Random(size)
+    start = time.perf_counter()
+    with connection.cursor() as cursor:
+        cursor.execute("DROP INDEX IF EXISTS memory_embedding_hnsw")
+        batch: list[tuple] = []
+        for n in range(size):
+            b1, b2 = pick.randrange(len(bases)), pick.randrange(len(bases))
+            base = bases[b1]
+            vector = 0.85 * base_vectors[b1] + 0.15 * base_vectors[b2] + rng.normal(0, 0.015, 384)
+            vector /= np.linalg.norm(vector)
+            service, region = pick.choice(SERVICES), pick.choice(REGIONS)
+            title = f"{base['title'][:90]} ({service})"
+            content = f"{base['content']} Applies to {service} in {region}."
+            phrases = base["canonical_phrases"]
+            state = {"title": title, "content": content, "canonical_phrases": phrases}
+            batch.append((
+                f"m{size}x{n:06d}", space.id, title, content, base["content"][:300], phrases,
+                base["tags"], base.get("memory_type", "semantic"), base.get("kind", "fact"),
+                entry.content_hash(content), vector_literal(vector),
+                entry.content_hash(entry.embedding_text(state)), pick.randint(0, 400),
+            ))
+            if len(batch) == 2000 or n == size - 1:
+                cursor.executemany(
+                    "INSERT INTO memories_memory (id, space_id, title, content, summary, canonical_phrases,"
+                    " tags, memory_type, kind, priority, reliability, importance, source_type, source_ref,"
+                    " context_window, decay_policy, metadata, training_examples, archived, archive_reason,"
+                    " version, content_hash, embedding, embedding_model, embedding_status, embedded_at,"
+                    " embedding_input_hash, embedding_attempts, embedding_error, created_at, updated_at)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 'normal', 'unverified', 0.5, 'user',"
+                    " 'bench', '{\"applies_to\": [], \"excludes\": []}',"
+                    " '{\"type\": \"exponential\", \"half_life_days\": 90, \"min_confidence\": 0.4}',"
+                    " '{}', '[]', false, '', 1, %s, %s::vector, 'sentence-transformers/all-MiniLM-L6-v2',"
+                    " 'ready', now(), %s, 1, '', now() - make_interval(days => %s),"
+                    " now() - make_interval(days => %s))",
+                    [(*row, row[-1]) for row in batch],
+                )
+                batch = []
+        cursor.execute(
+            "INSERT INTO memories_memorystats (memory_id, confidence, usage_count, access_count) "
+            "SELECT id, 0.75, 0, 0 FROM memories_memory WHERE space_id = %s", [space.id])
+        print(f"  inserted {size} rows in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        ids = list(Memory.objects.filter(space=space).values_list("id", flat=True))
+        for offset in range(0, len(ids), 5000):
+            _refresh_search_vectors(ids[offset:offset + 5000])
+        print(f"  tsvectors done at {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        cursor.execute("SET maintenance_work_mem = '1GB'")
+        cursor.execute(
+            "CREATE INDEX memory_embedding_hnsw ON memories_memory USING hnsw (embedding vector_cosine_ops)"
+            " WITH (m = 16, ef_construction = 64)")
+        print(f"  HNSW built at {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        cursor.execute("ANALYZE memories_memory")
+        cursor.execute("ANALYZE memories_memorystats")
+    lexeme_stats_refresh(space_ids=[space.id])
+    print(f"  space {slug} ready in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+
+
+def queries(count: int) -> list[dict]:
+    rows = [json.loads(line) for line in (CORPUS / "queries.jsonl").read_text().splitlines() if line]
+    out = []
+    for n in range(count):
+        row = rows[n % len(rows)]
+        # A different trailing word per repeat keeps every text distinct (no embedding cache hits).
+        suffix = f" ({SERVICES[n % len(SERVICES)]})" if n >= len(rows) else ""
+        out.append({"query": row["query"] + suffix, "active_task": row.get("active_task", "")})
+    return out
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))], 1)
+
+
+def measure(size: int, token: str, requests: list[dict]) -> dict:
+    client = httpx.Client(base_url=f"http://127.0.0.1:{PORT}", timeout=60,
+                          headers={"Authorization": f"Bearer {token}"})
+    body = {"spaces": [f"speed-{size}"], "k": 5, "track": False}
+    for warm in requests[:20]:
+        client.post("/api/v1/recall/", json={**body, "query": "warm up " + warm["query"]})
+    latencies, stages = [], []
+    for request in requests:
+        start = time.perf_counter()
+        response = client.post("/api/v1/recall/", json={**body, **request})
+        latencies.append((time.perf_counter() - start) * 1000)
+        response.raise_for_status()
+        stages.append(response.json()["data"]["timings_ms"])
+    total = statistics.mean(s["total"] for s in stages)
+    names = sorted({k for s in stages for k in s if k != "total"})
+    share = {name: round(statistics.mean(s.get(name, 0) for s in stages) / total * 100, 1) for name in names}
+    return {
+        "memories": size, "requests": len(requests),
+        "http_ms": {"p50": pct(latencies, 50), "p95": pct(latencies, 95), "p99": pct(latencies, 99),
+                    "mean": round(statistics.mean(latencies), 1)},
+        "server_total_ms": {"p50": pct([s["total"] for s in stages], 50),
+                            "p95": pct([s["total"] for s in stages], 95)},
+        "stage_share_percent": dict(sorted(share.items(), key=lambda kv: -kv[1])),
+        "stage_mean_ms": {n: round(statistics.mean(s.get(n, 0) for s in stages), 2) for n in names},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    parser.add_argument("--queries", type=int, default=200)
+    args = parser.parse_args()
+    call_command("migrate", verbosity=0)
+    bases = base_texts()
+    print(f"embedding {len(bases)} base texts", file=sys.stderr)
+    base_vectors = get_provider().embed([entry.embedding_text(b) for b in bases])
+    for size in args.sizes:
+        build_space(size, bases, base_vectors)
+    user, _ = get_user_model().objects.get_or_create(username="bench")
+    _, token = api_token_issue(user=user, name="speed bench")
+    env = {**os.environ, "SAM_RECALL_CACHE_SECONDS": "0", "SAM_DEBUG": "0"}
+    server = subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), "runserver", f"127.0.0.1:{PORT}", "--noreload"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                httpx.get(f"http://127.0.0.1:{PORT}/api/schema/", timeout=2)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.3)
+        results = [measure(size, token, queries(args.queries)) for size in args.sizes]
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=20)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    summary = {"machine": f"{os.cpu_count()} cores", "results": results}
+    RESULTS.write_text(json.dumps(summary, indent=2) + "\n")
+    print("| memories | HTTP p50 | p95 | p99 | top stages (share of server time) |")
+    print("|---|---|---|---|---|")
+    for r in results:
+        top = ", ".join(f"{k} {v}%" for k, v in list(r["stage_share_percent"].items())[:4])
+        h = r["http_ms"]
+        print(f"| {r['memories']:,} | {h['p50']} ms | {h['p95']} ms | {h['p99']} ms | {top} |")
+
+
+if __name__ == "__main__":
+    main()
