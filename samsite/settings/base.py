@@ -218,7 +218,7 @@ SAM_RECALL = {
     "RECENT_CANDIDATES": 10,
     # The lexical channel ORs only the rarest query lexemes, while their document
     # counts add up to at most this many rows (see retrieval.channels).
-    "LEXICAL_ROW_BUDGET": env_int("SAM_RECALL_LEXICAL_ROW_BUDGET", 4000),
+    "LEXICAL_ROW_BUDGET": env_int("SAM_RECALL_LEXICAL_ROW_BUDGET", 1000),
     "LEXICAL_MAX_TERMS": 8,
     "HNSW_EF_SEARCH": env_int("SAM_RECALL_HNSW_EF_SEARCH", 100),
     "DEDUPE_COSINE": 0.95,
