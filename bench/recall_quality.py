@@ -17,33 +17,22 @@ import argparse
 import itertools
 import json
 import math
-import os
 import sys
 import time
 from datetime import timedelta
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ["SAM_VAR_DIR"] = str(ROOT / "var" / "bench")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "samsite.settings.base")
-os.environ["SAM_LOG_LEVEL"] = "WARNING"
+from benchenv import ROOT
+from django.core.management import call_command
+from django.db import connection, transaction
+from django.utils import timezone
+from django_q.conf import Conf
 
-import django  # noqa: E402
-
-django.setup()
-
-from django.core.management import call_command  # noqa: E402
-from django.db import connection, transaction  # noqa: E402
-from django.utils import timezone  # noqa: E402
-from django_q.conf import Conf  # noqa: E402
-
-from governance.access import SYSTEM  # noqa: E402
-from memories import services  # noqa: E402
-from memories.models import Memory, Space  # noqa: E402
-from retrieval import channels, pipeline, scoring  # noqa: E402
-from retrieval.context import RecallContext, build_query_text  # noqa: E402
-from retrieval.tasks import lexeme_stats_refresh  # noqa: E402
+from governance.access import SYSTEM
+from memories import services
+from memories.models import Memory, Space
+from retrieval import channels, pipeline, scoring
+from retrieval.context import RecallContext, build_query_text
+from retrieval.tasks import lexeme_stats_refresh
 
 CORPUS = ROOT / "bench" / "recall_corpus"
 RESULTS = ROOT / "bench" / "results" / "recall_quality.json"

@@ -25,29 +25,20 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ["SAM_VAR_DIR"] = str(ROOT / "var" / "bench")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "samsite.settings.base")
-os.environ["SAM_LOG_LEVEL"] = "WARNING"
+import httpx
+import numpy as np
+from benchenv import ROOT
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.db import connection
 
-import django  # noqa: E402
-
-django.setup()
-
-import httpx  # noqa: E402
-import numpy as np  # noqa: E402
-from django.contrib.auth import get_user_model  # noqa: E402
-from django.core.management import call_command  # noqa: E402
-from django.db import connection  # noqa: E402
-
-from governance.services import api_token_issue  # noqa: E402
-from memories import entry  # noqa: E402
-from memories.embeddings.registry import get_provider  # noqa: E402
-from memories.models import Memory, Space  # noqa: E402
-from memories.services import _refresh_search_vectors  # noqa: E402
-from retrieval.channels import vector_literal  # noqa: E402
-from retrieval.tasks import lexeme_stats_refresh  # noqa: E402
+from governance.services import api_token_issue
+from memories import entry
+from memories.embeddings.registry import get_provider
+from memories.models import Memory, Space
+from memories.services import _refresh_search_vectors
+from retrieval.channels import vector_literal
+from retrieval.tasks import lexeme_stats_refresh
 
 CORPUS = ROOT / "bench" / "recall_corpus"
 RESULTS = ROOT / "bench" / "results" / "recall_speed.json"

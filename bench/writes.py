@@ -19,30 +19,19 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ["SAM_VAR_DIR"] = str(ROOT / "var" / "bench")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "samsite.settings.base")
-os.environ["SAM_LOG_LEVEL"] = "WARNING"
-os.environ["SAM_Q_LOG_LEVEL"] = "WARNING"
+from benchenv import ROOT
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.test.utils import setup_test_environment
+from django_q.conf import Conf
+from rest_framework.test import APIClient
 
-import django  # noqa: E402
-
-django.setup()
-
-from django.conf import settings  # noqa: E402
-from django.contrib.auth import get_user_model  # noqa: E402
-from django.core.management import call_command  # noqa: E402
-from django.test.utils import setup_test_environment  # noqa: E402
-from django_q.conf import Conf  # noqa: E402
-from rest_framework.test import APIClient  # noqa: E402
-
-from governance.access import SYSTEM  # noqa: E402
-from governance.services import api_token_issue  # noqa: E402
-from memories import services  # noqa: E402
-from memories.models import Memory, Space  # noqa: E402
+from governance.access import SYSTEM
+from governance.services import api_token_issue
+from memories import services
+from memories.models import Memory, Space
 
 RESULTS = ROOT / "bench" / "results" / "writes.json"
 TOPICS = ["migrations", "caching", "retries", "logging", "feature flags", "pagination", "tokens",

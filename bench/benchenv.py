@@ -1,0 +1,20 @@
+"""Shared start-up for the benchmarks: their own embedded Postgres under var/bench, Django ready.
+
+Import it first: `from benchenv import ROOT` (bench/ is on sys.path when a script in it runs).
+"""
+
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+# A separate data folder keeps benchmark data out of the development database.
+os.environ["SAM_VAR_DIR"] = str(ROOT / "var" / "bench")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "samsite.settings.base")
+os.environ["SAM_LOG_LEVEL"] = "WARNING"
+os.environ["SAM_Q_LOG_LEVEL"] = "WARNING"
+
+import django  # noqa: E402
+
+django.setup()
