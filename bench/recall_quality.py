@@ -75,7 +75,11 @@ def build_store(memories: list[dict], now) -> None:
 
 def scope_for(query: dict) -> channels.Scope:
     space = Space.objects.get(slug=query["space"])
-    return channels.Scope(space_ids=(space.id,), tags=tuple(query.get("tags") or ()))
+    return channels.Scope(space_ids=(space.id,), filters=query_filters(query))
+
+
+def query_filters(query: dict) -> channels.Filters:
+    return channels.Filters(tags=tuple(query.get("tags") or ()))
 
 
 def query_text(query: dict) -> str:
@@ -99,7 +103,7 @@ def run_pipeline(query: dict, profile: str, *, weights=None, thresholds=None, no
     request = pipeline.RecallRequest(
         context=RecallContext(query=query["query"], active_task=query.get("active_task", "")),
         spaces=(query["space"],), k=K, profile=profile, weights=weights, thresholds=thresholds,
-        tags=tuple(query.get("tags") or ()), as_of=now,
+        filters=query_filters(query), as_of=now,
     )
     return [item.id for item in pipeline.recall(actor=SYSTEM, request=request, use_cache=False).items]
 
@@ -167,7 +171,7 @@ def tune(dev: list[dict], now) -> dict:
     for query in dev:
         request = pipeline.RecallRequest(
             context=RecallContext(query=query["query"], active_task=query.get("active_task", "")),
-            spaces=(query["space"],), k=K, tags=tuple(query.get("tags") or ()), as_of=now)
+            spaces=(query["space"],), k=K, filters=query_filters(query), as_of=now)
         items = pipeline.candidates_with_signals(scope_for(query), request, query_text(query), now)
         collected.append((set(query["relevant"]), items))
 

@@ -38,6 +38,11 @@ class SystemActor:
 SYSTEM = SystemActor()
 
 
+def user_or_none(actor):
+    """The user to record as author or actor: None for SYSTEM and anonymous callers."""
+    return actor if getattr(actor, "pk", None) else None
+
+
 def _is_active(actor) -> bool:
     if actor is SYSTEM:
         return True

@@ -215,7 +215,7 @@ def _insert(rows: list[PreparedRow], *, actor) -> list[Memory]:
     now = timezone.now()
     memories = []
     for row in rows:
-        memory = Memory(space=row.space, created_by=actor if getattr(actor, "pk", None) else None)
+        memory = Memory(space=row.space, created_by=access.user_or_none(actor))
         if row.memory_id:
             memory.id = row.memory_id
         _apply_state(memory, row.state)
@@ -228,7 +228,7 @@ def _insert(rows: list[PreparedRow], *, actor) -> list[Memory]:
     )
     MemoryVersion.objects.bulk_create(
         MemoryVersion(memory=m, version=1, snapshot=entry.snapshot(row.state), changes=[],
-                      reason="created", actor=memory_actor(actor))
+                      reason="created", actor=access.user_or_none(actor))
         for m, row in zip(memories, rows, strict=True)
     )
     ids = [m.id for m in memories]
@@ -236,10 +236,6 @@ def _insert(rows: list[PreparedRow], *, actor) -> list[Memory]:
     enqueue_embedding(ids)
     announce_change(m.space_id for m in memories)
     return memories
-
-
-def memory_actor(actor):
-    return actor if getattr(actor, "pk", None) else None
 
 
 def memory_bulk_create(*, actor, items: list[dict[str, Any]], atomic: bool = False) -> BulkResult:
@@ -318,7 +314,7 @@ def memory_update(*, actor, memory_id: str, expected_version: int, changes: dict
         memory.stats.confidence = after["confidence_score"]
     MemoryVersion.objects.create(
         memory=memory, version=memory.version, snapshot=entry.snapshot(after),
-        changes=changelog, reason=reason or "edited", actor=memory_actor(actor),
+        changes=changelog, reason=reason or "edited", actor=access.user_or_none(actor),
     )
     _refresh_search_vectors([memory.id])
     if memory.embedding_status == EmbeddingStatus.PENDING:

@@ -27,10 +27,9 @@ _WORD = re.compile(r"[a-z0-9][a-z0-9+#._/-]*")
 
 
 @dataclass(frozen=True)
-class Scope:
-    """Where a recall may look: visible spaces plus the request's filters."""
+class Filters:
+    """What a recall request narrows memories by (all optional)."""
 
-    space_ids: tuple[int, ...]
     memory_type: str | None = None
     kind: str | None = None
     tags: tuple[str, ...] = ()
@@ -39,29 +38,42 @@ class Scope:
     before: datetime | None = None
     include_archived: bool = False
 
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a recall may look: visible spaces plus the request's filters."""
+
+    space_ids: tuple[int, ...]
+    filters: Filters = field(default_factory=Filters)
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        return self.filters.tags
+
     def where(self, alias: str = "m") -> tuple[str, list[Any]]:
         clauses = [f"{alias}.space_id = ANY(%s)"]
         params: list[Any] = [list(self.space_ids)]
-        if not self.include_archived:
+        f = self.filters
+        if not f.include_archived:
             clauses.append(f"NOT {alias}.archived")
-        if self.memory_type:
+        if f.memory_type:
             clauses.append(f"{alias}.memory_type = %s")
-            params.append(self.memory_type)
-        if self.kind:
+            params.append(f.memory_type)
+        if f.kind:
             clauses.append(f"{alias}.kind = %s")
-            params.append(self.kind)
-        if self.tags:
+            params.append(f.kind)
+        if f.tags:
             clauses.append(f"{alias}.tags @> %s::varchar[]")
-            params.append(list(self.tags))
-        if self.reliability:
+            params.append(list(f.tags))
+        if f.reliability:
             clauses.append(f"{alias}.reliability = %s")
-            params.append(self.reliability)
-        if self.after:
+            params.append(f.reliability)
+        if f.after:
             clauses.append(f"COALESCE({alias}.occurred_at, {alias}.created_at) >= %s")
-            params.append(self.after)
-        if self.before:
+            params.append(f.after)
+        if f.before:
             clauses.append(f"COALESCE({alias}.occurred_at, {alias}.created_at) < %s")
-            params.append(self.before)
+            params.append(f.before)
         return " AND ".join(clauses), params
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from governance import access
 from retrieval import channels, explain, scoring
-from retrieval.channels import Scope
+from retrieval.channels import Filters, Scope
 from retrieval.context import RecallContext, build_query_text, contextual_cue
 from samsite.api.errors import InvalidInput
 
@@ -39,13 +39,7 @@ class RecallRequest:
     profile: str | None = None
     weights: dict[str, float] | None = None
     thresholds: dict[str, float] | None = None
-    memory_type: str | None = None
-    kind: str | None = None
-    tags: tuple[str, ...] = ()
-    reliability: str | None = None
-    after: datetime | None = None
-    before: datetime | None = None
-    include_archived: bool = False
+    filters: Filters = field(default_factory=Filters)
     token_budget: int | None = None
     as_of: datetime | None = None
 
@@ -143,12 +137,9 @@ def _scope(actor, request: RecallRequest) -> tuple[Scope, list[str]]:
         missing = sorted(set(request.spaces) - {slug for _, slug in spaces})
         if missing:
             raise InvalidInput("Unknown spaces.", fields={"spaces": [f"No space '{s}'." for s in missing]})
-    tags = tuple(sorted(set(request.tags) | ({request.topic} if request.topic else set())))
-    scope = Scope(
-        space_ids=tuple(space_id for space_id, _ in spaces), memory_type=request.memory_type,
-        kind=request.kind, tags=tags, reliability=request.reliability, after=request.after,
-        before=request.before, include_archived=request.include_archived,
-    )
+    tags = tuple(sorted(set(request.filters.tags) | ({request.topic} if request.topic else set())))
+    scope = Scope(space_ids=tuple(space_id for space_id, _ in spaces),
+                  filters=replace(request.filters, tags=tags))
     return scope, [slug for _, slug in spaces]
 
 
@@ -166,7 +157,7 @@ def recall(*, actor, request: RecallRequest, use_cache: bool = True) -> RecallRe
     if request.query_type == "task" and not request.context.active_task:
         raise InvalidInput("A task query needs the active task.",
                            fields={"active_task": ["This field is required for query_type=task."]})
-    if request.query_type == "timeline" and not (request.after or request.before):
+    if request.query_type == "timeline" and not (request.filters.after or request.filters.before):
         raise InvalidInput("A timeline needs a time range.",
                            fields={"filters.after": ["Give after and/or before."]})
     try:
@@ -210,7 +201,7 @@ def _ranked(scope: Scope, request: RecallRequest, profile: scoring.Profile, quer
     top = timer.stage("dedupe", lambda: _dedupe_and_diversify(passing, keep=max(request.k * 3, 15)))
     items, trimmed = _budget(top[: request.k], request.token_budget)
     timer.stage("explain", lambda: _explain(items, profile, request.context, query_text))
-    follow_ups = _follow_ups(items, request, query_text)
+    follow_ups = _follow_ups(items, request)
     return RecallResult(query_text, profile, items, follow_ups, not items, timer.timings, slugs,
                         candidates=len(scored), trimmed=trimmed)
 
@@ -223,7 +214,7 @@ def candidates_with_signals(scope: Scope, request: RecallRequest, query_text: st
     context = request.context
     vector = channels.vector_literal(timer.stage("embed", lambda: embed_query(query_text)))
     grams = channels.phrase_ngrams(query_text, context.active_task)
-    context_tags = sorted(set(context.ui_tags) | set(request.tags))
+    context_tags = sorted(set(context.ui_tags) | set(request.filters.tags))
 
     with transaction.atomic():
         lexemes = timer.stage("lexemes", lambda: channels.query_lexemes(query_text))
@@ -342,7 +333,7 @@ def _explain(items: list[RankedItem], profile: scoring.Profile, context: RecallC
                                              content=item.row["content"])
 
 
-def _follow_ups(items: list[RankedItem], request: RecallRequest, query_text: str) -> list[dict]:
+def _follow_ups(items: list[RankedItem], request: RecallRequest) -> list[dict]:
     actions = []
     if not items:
         actions.append({

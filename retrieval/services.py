@@ -7,6 +7,7 @@ from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
+from governance import access
 from memories.models import MemoryStats
 from retrieval.models import RecallEvent
 from retrieval.pipeline import RecallResult
@@ -30,7 +31,7 @@ def recall_record(*, actor, result: RecallResult, active_task: str = "") -> Reca
             confidence=Greatest(F("confidence"), ACCESS_CONFIDENCE_FLOOR),
         )
     return RecallEvent.objects.create(
-        actor=actor if getattr(actor, "pk", None) else None,
+        actor=access.user_or_none(actor),
         spaces=result.spaces,
         query_text=result.query_text,
         active_task=active_task,

@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 
 from retrieval import packs, pipeline, services
 from retrieval.api import serializers as s
+from retrieval.channels import Filters
 from retrieval.context import RecallContext
 
 ERRORS = {400: OpenApiResponse(description="Invalid input: {error: {code, message, fields}}")}
@@ -35,13 +36,15 @@ def recall_request(data: dict[str, Any], *, query_type: str | None = None) -> pi
         profile=data.get("profile"),
         weights=data.get("weights"),
         thresholds=dict(data["thresholds"]) if data.get("thresholds") else None,
-        memory_type=filters.get("memory_type"),
-        kind=filters.get("kind"),
-        tags=tuple(sorted(t.strip().lower() for t in filters.get("tags", []))),
-        reliability=filters.get("reliability"),
-        after=filters.get("after"),
-        before=filters.get("before"),
-        include_archived=filters.get("include_archived", False),
+        filters=Filters(
+            memory_type=filters.get("memory_type"),
+            kind=filters.get("kind"),
+            tags=tuple(sorted(t.strip().lower() for t in filters.get("tags", []))),
+            reliability=filters.get("reliability"),
+            after=filters.get("after"),
+            before=filters.get("before"),
+            include_archived=filters.get("include_archived", False),
+        ),
         token_budget=data.get("token_budget"),
         as_of=data.get("as_of"),
     )
