@@ -1,5 +1,7 @@
 """Settings for the test suite: the same stack, tuned for speed and determinism."""
 
+import os
+
 from samsite.settings.base import *
 from samsite.settings.base import Q_CLUSTER
 
@@ -12,4 +14,9 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"null": {"class": "logging.NullHandler"}},
     "root": {"handlers": ["null"], "level": "WARNING"},
+}
+
+# Lets several test runs share one database server, each with its own test database.
+DATABASES["default"]["TEST"] = {
+    "NAME": f"test_{DATABASES['default']['NAME']}{os.environ.get('SAM_TEST_DB_SUFFIX', '')}"
 }
