@@ -32,11 +32,11 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection
 
+from governance.crypto import cipher, datakeys, search
 from governance.services import api_token_issue
 from memories import entry
 from memories.embeddings.registry import get_provider
 from memories.models import Memory, Space
-from memories.services import _refresh_search_vectors
 from retrieval.channels import vector_literal
 from retrieval.tasks import lexeme_stats_refresh
 
@@ -54,18 +54,48 @@ def base_texts() -> list[dict]:
     return rows
 
 
+INSERT_SQL = (
+    "INSERT INTO memories_memory (id, space_id, title, content, summary, canonical_phrases,"
+    " tags, memory_type, kind, priority, reliability, importance, source_type, source_ref,"
+    " context_window, decay_policy, metadata, training_examples, phrase_tokens, visibility_rank, archived,"
+    " archive_reason, version, content_hash, embedding, embedding_model, embedding_status, embedded_at,"
+    " embedding_input_hash, embedding_attempts, embedding_error, created_at, updated_at)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 'normal', 'unverified', 0.5, 'user',"
+    " 'bench', '{\"applies_to\": [], \"excludes\": []}',"
+    " '{\"type\": \"exponential\", \"half_life_days\": 90, \"min_confidence\": 0.4}',"
+    " %s, %s, '{}', 0, false, %s, 1, %s, %s::vector, 'sentence-transformers/all-MiniLM-L6-v2',"
+    " 'ready', now(), %s, 1, '', now() - make_interval(days => %s),"
+    " now() - make_interval(days => %s))"
+)
+
+
+def _sealed(space_id: int, column: str, value, *, json_value: bool = False) -> bytes:
+    seal = cipher.seal_json if json_value else cipher.seal_text
+    return seal(space_id, value, context=f"memories_memory.{column}")
+
+
 def build_space(size: int, bases: list[dict], base_vectors: np.ndarray) -> None:
+    """Fill space speed-<size> with sealed rows by raw SQL (the ORM would take minutes).
+
+    Sealed as services seal them: free text under the space's data key, keyed hashes, and
+    the keyed search tokens (tsvector and phrase tokens) written by the search module.
+    """
     slug = f"speed-{size}"
     if Memory.objects.filter(space__slug=slug).count() == size:
+        # Statistics are keyed tokens: refresh them in case the rows were re-sealed or
+        # re-keyed (an upgrade, a rotation) since they were counted.
+        lexeme_stats_refresh(space_ids=list(Space.objects.filter(slug=slug).values_list("id", flat=True)))
         return
     Space.objects.filter(slug=slug).delete()
     space = Space.objects.create(slug=slug, name=slug)
+    key_id = datakeys.active_key_id(space.id)
     rng = np.random.default_rng(size)
     pick = random.Random(size)
     start = time.perf_counter()
     with connection.cursor() as cursor:
         cursor.execute("DROP INDEX IF EXISTS memory_embedding_hnsw")
         batch: list[tuple] = []
+        docs: list[tuple[str, int, dict]] = []
         for n in range(size):
             b1, b2 = pick.randrange(len(bases)), pick.randrange(len(bases))
             base = bases[b1]
@@ -74,38 +104,31 @@ def build_space(size: int, bases: list[dict], base_vectors: np.ndarray) -> None:
             service, region = pick.choice(SERVICES), pick.choice(REGIONS)
             title = f"{base['title'][:90]} ({service})"
             content = f"{base['content']} Applies to {service} in {region}."
+            summary = base["content"][:300]
             phrases = base["canonical_phrases"]
             state = {"title": title, "content": content, "canonical_phrases": phrases}
+            memory_id = f"m{size}x{n:06d}"
             batch.append((
-                f"m{size}x{n:06d}", space.id, title, content, base["content"][:300], phrases,
+                memory_id, space.id, _sealed(space.id, "title", title),
+                _sealed(space.id, "content", content), _sealed(space.id, "summary", summary),
+                _sealed(space.id, "canonical_phrases", phrases, json_value=True),
                 base["tags"], base.get("memory_type", "semantic"), base.get("kind", "fact"),
-                entry.content_hash(content), vector_literal(vector),
-                entry.content_hash(entry.embedding_text(state)), pick.randint(0, 400),
+                _sealed(space.id, "metadata", {}, json_value=True),
+                _sealed(space.id, "training_examples", [], json_value=True),
+                _sealed(space.id, "archive_reason", ""),
+                datakeys.keyed_digest(space.id, content), vector_literal(vector),
+                datakeys.keyed_digest(space.id, entry.embedding_text(state)), pick.randint(0, 400),
             ))
+            docs.append((memory_id, key_id, {**state, "summary": summary, "tags": base["tags"]}))
             if len(batch) == 2000 or n == size - 1:
-                cursor.executemany(
-                    "INSERT INTO memories_memory (id, space_id, title, content, summary, canonical_phrases,"
-                    " tags, memory_type, kind, priority, reliability, importance, source_type, source_ref,"
-                    " context_window, decay_policy, metadata, training_examples, archived, archive_reason,"
-                    " version, content_hash, embedding, embedding_model, embedding_status, embedded_at,"
-                    " embedding_input_hash, embedding_attempts, embedding_error, created_at, updated_at)"
-                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 'normal', 'unverified', 0.5, 'user',"
-                    " 'bench', '{\"applies_to\": [], \"excludes\": []}',"
-                    " '{\"type\": \"exponential\", \"half_life_days\": 90, \"min_confidence\": 0.4}',"
-                    " '{}', '[]', false, '', 1, %s, %s::vector, 'sentence-transformers/all-MiniLM-L6-v2',"
-                    " 'ready', now(), %s, 1, '', now() - make_interval(days => %s),"
-                    " now() - make_interval(days => %s))",
-                    [(*row, row[-1]) for row in batch],
-                )
-                batch = []
+                cursor.executemany(INSERT_SQL, [(*row, row[-1]) for row in batch])
+                for offset in range(0, len(docs), 500):
+                    search.write_index(docs[offset:offset + 500])
+                batch, docs = [], []
         cursor.execute(
             "INSERT INTO memories_memorystats (memory_id, confidence, usage_count, access_count) "
             "SELECT id, 0.75, 0, 0 FROM memories_memory WHERE space_id = %s", [space.id])
-        print(f"  inserted {size} rows in {time.perf_counter() - start:.1f} s", file=sys.stderr)
-        ids = list(Memory.objects.filter(space=space).values_list("id", flat=True))
-        for offset in range(0, len(ids), 5000):
-            _refresh_search_vectors(ids[offset:offset + 5000])
-        print(f"  tsvectors done at {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        print(f"  inserted and indexed {size} rows in {time.perf_counter() - start:.1f} s", file=sys.stderr)
         cursor.execute("SET maintenance_work_mem = '1GB'")
         cursor.execute(
             "CREATE INDEX memory_embedding_hnsw ON memories_memory USING hnsw (embedding vector_cosine_ops)"

@@ -1,9 +1,17 @@
 """The single access gateway: every read and write of space-scoped data asks here.
 
-Selectors and services never filter by permission themselves; they call these
-functions, so the rules live in one place (like Zulip's access_* helpers and NetBox's
-restrict()). Today every active, authenticated user may read and write every space;
-per-space roles plug in here without touching callers.
+Selectors, services, the admin, recall, context packs and exports never filter by
+permission themselves; they call these functions, so the rules live in one place (like
+Zulip's access_* helpers and NetBox's restrict()).
+
+The rules:
+- A user's rights in a space are the django-guardian object permissions they hold on it,
+  directly or through a group (governance.roles maps roles to permissions). Superusers
+  and the SYSTEM actor hold every permission everywhere.
+- An API token can narrow its user's rights to named spaces and to a role.
+- Within a readable space, a memory is hidden from roles ranked below its
+  `visibility_rank` or below the minimum role of any restricted tag it carries, unless
+  the user was granted `memories.view_memory` on that memory itself.
 
 Answers follow one rule: an object the actor may not see is reported as missing (404),
 so a caller cannot probe for what exists; one the actor may see but not change is
@@ -12,16 +20,34 @@ forbidden (403).
 
 from __future__ import annotations
 
-from typing import Literal, TypeVar
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
 
 from django.apps import apps
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import Model, QuerySet
+from django.contrib.contenttypes.models import ContentType
+from django.db.models import Model, Q, QuerySet
 
+from governance import roles
 from samsite.api.errors import Forbidden, NotFound
 
-Action = Literal["read", "write"]
+# read: see and recall; write: add memories (and edit your own); edit: change a memory;
+# curate: archive, restore, delete, merge, restrict; audit: read audit timelines;
+# manage: members, roles, restricted tags, modes, retention, forget.
+Action = Literal["read", "write", "edit", "curate", "audit", "manage"]
 M = TypeVar("M", bound=Model)
+
+ACTION_PERMISSION: dict[str, str] = {
+    "read": roles.PERM_READ,
+    "write": roles.PERM_WRITE,
+    "edit": roles.PERM_EDIT_ANY,
+    "curate": roles.PERM_CURATE,
+    "audit": roles.PERM_AUDIT,
+    "manage": roles.PERM_MANAGE,
+}
+ALL_PERMISSIONS = frozenset(code for code, _ in roles.SPACE_PERMISSIONS)
+MEMORY_VIEW_PERMISSION = "view_memory"
 
 
 class SystemActor:
@@ -30,6 +56,7 @@ class SystemActor:
     pk = None
     is_active = True
     is_authenticated = True
+    is_superuser = True
 
     def __str__(self) -> str:
         return "system"
@@ -49,25 +76,196 @@ def _is_active(actor) -> bool:
     return actor is not None and not isinstance(actor, AnonymousUser) and actor.is_active
 
 
+def _token(actor):
+    """The API token the actor authenticated with, if any (set by ApiTokenAuthentication)."""
+    return getattr(actor, "sam_token", None)
+
+
+# --- rights ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SpaceRights:
+    space_id: int
+    perms: frozenset[str]
+    rank: int
+    hidden_tags: tuple[str, ...] = ()
+
+    def allows(self, action: str) -> bool:
+        return ACTION_PERMISSION[action] in self.perms
+
+
+def _space_content_type() -> ContentType:
+    return ContentType.objects.get_for_model(apps.get_model("memories", "Space"))
+
+
+def _guardian_perms(user, content_type: ContentType) -> dict[str, set[str]]:
+    """object_pk -> permission codenames the user holds, directly or through groups."""
+    from guardian.models import GroupObjectPermission, UserObjectPermission
+
+    held: dict[str, set[str]] = defaultdict(set)
+    direct = UserObjectPermission.objects.filter(user=user, content_type=content_type)
+    via_groups = GroupObjectPermission.objects.filter(
+        group__in=user.groups.all(), content_type=content_type
+    )
+    for queryset in (direct, via_groups):
+        for object_pk, codename in queryset.values_list("object_pk", "permission__codename"):
+            held[object_pk].add(codename)
+    return held
+
+
+def rights(actor) -> dict[int, SpaceRights]:
+    """space id -> what `actor` may do there, for every space it may read."""
+    if not _is_active(actor):
+        return {}
+    Space = apps.get_model("memories", "Space")
+    if actor is SYSTEM or actor.is_superuser:
+        perms_by_space = {pk: set(ALL_PERMISSIONS) for pk in Space.objects.values_list("pk", flat=True)}
+    else:
+        held = _guardian_perms(actor, _space_content_type())
+        perms_by_space = {int(pk): perms & ALL_PERMISSIONS for pk, perms in held.items()}
+    token = _token(actor)
+    if token is not None:
+        allowed_ids = set(token.spaces.values_list("pk", flat=True))
+        if allowed_ids:
+            perms_by_space = {pk: p for pk, p in perms_by_space.items() if pk in allowed_ids}
+        if token.role:
+            cap = roles.ROLE_PERMISSIONS[token.role]
+            perms_by_space = {pk: p & cap for pk, p in perms_by_space.items()}
+    readable = {pk: frozenset(p) for pk, p in perms_by_space.items() if roles.PERM_READ in p}
+    return _with_hidden_tags(readable)
+
+
+def _with_hidden_tags(perms_by_space: dict[int, frozenset[str]]) -> dict[int, SpaceRights]:
+    RestrictedTag = apps.get_model("governance", "RestrictedTag")
+    result = {
+        pk: SpaceRights(space_id=pk, perms=perms, rank=roles.rank_of_permissions(perms))
+        for pk, perms in perms_by_space.items()
+    }
+    hidden: dict[int, list[str]] = defaultdict(list)
+    for space_id, tag, min_role in (RestrictedTag.objects.filter(space_id__in=list(result))
+                                    .values_list("space_id", "tag", "min_role")):
+        if roles.RANK[min_role] > result[space_id].rank:
+            hidden[space_id].append(tag)
+    for space_id, tags in hidden.items():
+        current = result[space_id]
+        result[space_id] = SpaceRights(space_id, current.perms, current.rank, tuple(sorted(tags)))
+    return result
+
+
+# --- memory visibility ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Visibility:
+    """Which memories an actor may see, as a Q object for the ORM or SQL for recall.
+
+    Spaces sharing a rank and hidden tags are grouped, so the condition stays a handful
+    of clauses however many spaces the actor reads.
+    """
+
+    groups: tuple[tuple[tuple[int, ...], int, tuple[str, ...]], ...]
+    granted: tuple[str, ...] = ()
+
+    @property
+    def space_ids(self) -> tuple[int, ...]:
+        return tuple(sorted(pk for ids, _, _ in self.groups for pk in ids))
+
+    def q(self, prefix: str = "") -> Q:
+        if not self.groups:
+            return Q(pk__in=[])
+        condition = Q()
+        for ids, rank, hidden in self.groups:
+            clause = Q(**{f"{prefix}space_id__in": ids, f"{prefix}visibility_rank__lte": rank})
+            if hidden:
+                clause &= ~Q(**{f"{prefix}tags__overlap": list(hidden)})
+            condition |= clause
+        if self.granted:
+            condition |= Q(**{f"{prefix}pk__in": self.granted})
+        return condition
+
+    def sql(self, alias: str = "m") -> tuple[str, list[Any]]:
+        if not self.groups:
+            return "FALSE", []
+        clauses, params = [], []
+        for ids, rank, hidden in self.groups:
+            clause = f"({alias}.space_id = ANY(%s) AND {alias}.visibility_rank <= %s"
+            params += [list(ids), rank]
+            if hidden:
+                clause += f" AND NOT {alias}.tags && %s::varchar[]"
+                params.append(list(hidden))
+            clauses.append(clause + ")")
+        if self.granted:
+            clauses.append(f"{alias}.id = ANY(%s)")
+            params.append(list(self.granted))
+        return "(" + " OR ".join(clauses) + ")", params
+
+
+def memory_visibility(actor, space_ids: set[int] | None = None, *,
+                      granted: dict[int, SpaceRights] | None = None) -> Visibility:
+    """The memories `actor` may see, optionally only in `space_ids`.
+
+    Pass `granted` (from rights()) when you already have it, to save the queries.
+    """
+    by_space = rights(actor) if granted is None else granted
+    if space_ids is not None:
+        by_space = {pk: r for pk, r in by_space.items() if pk in space_ids}
+    grouped: dict[tuple[int, tuple[str, ...]], list[int]] = defaultdict(list)
+    for pk, r in by_space.items():
+        grouped[(r.rank, r.hidden_tags)].append(pk)
+    groups = tuple(
+        (tuple(sorted(ids)), rank, hidden) for (rank, hidden), ids in sorted(grouped.items())
+    )
+    return Visibility(groups=groups, granted=_granted_memories(actor, set(by_space)))
+
+
+def _granted_memories(actor, readable_space_ids: set[int]) -> tuple[str, ...]:
+    """Memories granted to the actor one by one, inside spaces it may read."""
+    if actor is SYSTEM or not _is_active(actor) or not readable_space_ids:
+        return ()
+    Memory = apps.get_model("memories", "Memory")
+    held = _guardian_perms(actor, ContentType.objects.get_for_model(Memory))
+    ids = [pk for pk, perms in held.items() if MEMORY_VIEW_PERMISSION in perms]
+    if not ids:
+        return ()
+    return tuple(sorted(Memory.objects.filter(pk__in=ids, space_id__in=readable_space_ids)
+                        .values_list("pk", flat=True)))
+
+
+# --- the gateway functions --------------------------------------------------------------
+
 def spaces_visible(actor) -> QuerySet:
     """Spaces `actor` may read."""
     Space = apps.get_model("memories", "Space")
     if not _is_active(actor):
         return Space.objects.none()
-    return Space.objects.all()
+    if actor is SYSTEM:
+        return Space.objects.all()
+    return Space.objects.filter(pk__in=list(rights(actor)))
 
 
-def can(actor, action: Action, space) -> bool:
-    """Whether `actor` may perform `action` in `space`."""
-    # Per-space roles (owner, curator, contributor, viewer) refine this rule.
-    return _is_active(actor)
+def can(actor, action: Action, space, obj: Model | None = None) -> bool:
+    """Whether `actor` may perform `action` in `space` (on `obj`, for per-memory rules)."""
+    if actor is SYSTEM:
+        return True
+    granted = rights(actor).get(space.pk)
+    if granted is None:
+        return False
+    if granted.allows(action):
+        return True
+    # Contributors edit what they wrote themselves.
+    return (action == "edit" and granted.allows("write") and obj is not None
+            and getattr(obj, "created_by_id", None) == getattr(actor, "pk", object()))
 
 
 def restrict(queryset: QuerySet[M], actor, *, space_field: str = "space") -> QuerySet[M]:
-    """Narrow a queryset of space-scoped rows to what `actor` may read."""
+    """Narrow a queryset of space-scoped rows to what `actor` may read.
+
+    Memories also pass the per-memory rules (restricted memories and tags).
+    """
     if not _is_active(actor):
         return queryset.none()
-    return queryset.filter(**{f"{space_field}__in": spaces_visible(actor)})
+    if queryset.model._meta.label == "memories.Memory":
+        return queryset.filter(memory_visibility(actor).q())
+    return queryset.filter(**{f"{space_field}__in": list(rights(actor))})
 
 
 def access_space(actor, *, slug: str, action: Action = "read"):
@@ -75,8 +273,8 @@ def access_space(actor, *, slug: str, action: Action = "read"):
     space = spaces_visible(actor).filter(slug=slug).first()
     if space is None:
         raise NotFound(f"No space '{slug}'.")
-    if action == "write" and not can(actor, "write", space):
-        raise Forbidden(f"You may not change space '{slug}'.")
+    if action != "read" and not can(actor, action, space):
+        raise Forbidden(f"You may not {action} in space '{slug}'.")
     return space
 
 
@@ -86,6 +284,6 @@ def access_object(queryset: QuerySet[M], actor, *, pk: str, action: Action = "re
     obj = restrict(queryset, actor).filter(pk=pk).first()
     if obj is None:
         raise NotFound(f"No {label} '{pk}'.")
-    if action == "write" and not can(actor, "write", obj.space):
-        raise Forbidden(f"You may not change {label} '{pk}'.")
+    if action != "read" and not can(actor, action, obj.space, obj):
+        raise Forbidden(f"You may not {action} {label} '{pk}'.")
     return obj

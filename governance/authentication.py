@@ -33,7 +33,10 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
         now = timezone.now()
         if token.last_used_at is None or now - token.last_used_at > LAST_USED_PRECISION:
             ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
-        return token.user, token
+        user = token.user
+        # The access gateway narrows the user's rights to the token's spaces and role.
+        user.sam_token = token
+        return user, token
 
     def authenticate_header(self, request) -> str:
         return 'Bearer realm="sam"'

@@ -6,8 +6,13 @@ import hashlib
 import secrets
 
 from django.conf import settings
+from django.contrib.auth.models import Group
 from django.db import models
+from django.db.models import Q
 from django.utils import timezone
+
+from governance.modes import Mode
+from governance.roles import RESTRICTABLE_TO, Role
 
 TOKEN_PREFIX = "sam_"
 
@@ -43,6 +48,10 @@ class ApiToken(models.Model):
     expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
+    # A token can narrow its user's rights: to named spaces (none named = all of the
+    # user's spaces) and to a role (empty = the user's own role in each space).
+    spaces = models.ManyToManyField("memories.Space", blank=True, related_name="+")
+    role = models.CharField(max_length=16, choices=Role.choices, blank=True, default="")
 
     objects = ApiTokenQuerySet.as_manager()
 
@@ -57,3 +66,113 @@ class ApiToken(models.Model):
         if self.revoked_at is not None:
             return False
         return self.expires_at is None or self.expires_at > timezone.now()
+
+
+class SpaceMembership(models.Model):
+    """A role held in a space by a user or a group; its permissions live in django-guardian.
+
+    Rows are written only by governance.services.membership_grant/revoke, which keep
+    the guardian permissions in step and audit every change.
+    """
+
+    space = models.ForeignKey("memories.Space", on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                             on_delete=models.CASCADE, related_name="space_memberships")
+    group = models.ForeignKey(Group, null=True, blank=True, on_delete=models.CASCADE,
+                              related_name="space_memberships")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    granted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["space", "role", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(user__isnull=False) & Q(group__isnull=True))
+                | (Q(user__isnull=True) & Q(group__isnull=False)),
+                name="membership_user_xor_group",
+            ),
+            models.UniqueConstraint(fields=["space", "user"], condition=Q(user__isnull=False),
+                                    name="membership_unique_user"),
+            models.UniqueConstraint(fields=["space", "group"], condition=Q(group__isnull=False),
+                                    name="membership_unique_group"),
+            models.CheckConstraint(condition=Q(role__in=Role.values), name="membership_role_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.principal} is {self.role} of {self.space_id}"
+
+    @property
+    def principal(self) -> str:
+        return f"user:{self.user}" if self.user_id else f"group:{self.group}"
+
+
+class RestrictedTag(models.Model):
+    """Memories carrying `tag` in `space` are hidden from roles below `min_role`."""
+
+    space = models.ForeignKey("memories.Space", on_delete=models.CASCADE,
+                              related_name="restricted_tags")
+    tag = models.CharField(max_length=64)
+    min_role = models.CharField(max_length=16, choices=[(r.value, r.label) for r in RESTRICTABLE_TO])
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["space", "tag"]
+        constraints = [
+            models.UniqueConstraint(fields=["space", "tag"], name="restrictedtag_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tag} ≥ {self.min_role}"
+
+
+class UserMemorySettings(models.Model):
+    """A person's own memory mode, applied on top of each space's mode."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, primary_key=True,
+                                on_delete=models.CASCADE, related_name="memory_settings")
+    mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.ASSIST)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "user memory settings"
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.mode}"
+
+
+class DataKeyState(models.TextChoices):
+    ACTIVE = "active"      # seals new values
+    RETIRED = "retired"    # still opens old values until `sam_keys reencrypt` moves them
+
+
+class DataKey(models.Model):
+    """A space's data key, stored only wrapped (AES-GCM) by a master key.
+
+    Deleting a space deletes its data keys, which leaves every value sealed with them
+    unreadable wherever a copy survives: crypto-shredding. Space-less keys (space NULL)
+    seal records that span spaces, such as recall events.
+    """
+
+    space = models.ForeignKey("memories.Space", null=True, blank=True, on_delete=models.CASCADE,
+                              related_name="data_keys")
+    state = models.CharField(max_length=8, choices=DataKeyState.choices, default=DataKeyState.ACTIVE)
+    master_key_id = models.CharField(max_length=64)
+    wrapped = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    retired_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["space"], condition=Q(state="active", space__isnull=False),
+                                    name="datakey_one_active_per_space"),
+            models.UniqueConstraint(fields=["state"], condition=Q(state="active", space__isnull=True),
+                                    name="datakey_one_active_system"),
+            models.CheckConstraint(condition=Q(state__in=DataKeyState.values), name="datakey_state_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"data key {self.pk} ({self.state}, space {self.space_id or 'system'})"

@@ -7,25 +7,64 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import quote, unquote
+from django.contrib.postgres.forms import SimpleArrayField
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect
 from django.urls import path, reverse
 
-from governance import access
-from memories import entry, services
+from governance import access, retention
+from governance.admin import RestrictedTagInline, SpaceMembershipInline, save_governance_formset
+from memories import entry, selectors, services
 from memories.models import Memory, MemoryVersion, Space
 from samsite.api.errors import DomainError
 
 
 @admin.register(Space)
 class SpaceAdmin(admin.ModelAdmin):
-    list_display = ("slug", "name", "kind", "created_at")
-    list_filter = ("kind",)
+    """Spaces with their members, roles and restricted tags; every change goes through the
+    services so it is permission-checked and audited."""
+
+    list_display = ("slug", "name", "kind", "mode", "retention_days", "created_at")
+    list_filter = ("kind", "mode", "retention_days")
     search_fields = ("slug", "name", "description")
     prepopulated_fields = {"slug": ("name",)}
+    fields = ("slug", "name", "kind", "description", "mode", "retention_days", "redaction_allowlist")
+    inlines = (SpaceMembershipInline, RestrictedTagInline)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Space]:
         return access.spaces_visible(request.user)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Space | None = None) -> tuple[str, ...]:
+        return ("slug",) if obj else ()
+
+    def has_change_permission(self, request: HttpRequest, obj: Space | None = None) -> bool:
+        allowed = super().has_change_permission(request, obj)
+        return allowed and (obj is None or access.can(request.user, "manage", obj))
+
+    def has_delete_permission(self, request: HttpRequest, obj: Space | None = None) -> bool:
+        allowed = super().has_delete_permission(request, obj)
+        return allowed and (obj is None or access.can(request.user, "manage", obj))
+
+    def save_model(self, request: HttpRequest, obj: Space, form, change: bool) -> None:
+        values = {name: form.cleaned_data[name] for name in services.SPACE_SETTINGS
+                  if name in form.cleaned_data}
+        if change:
+            saved = services.space_update(actor=request.user, slug=obj.slug, changes=values)
+        else:
+            saved = services.space_create(actor=request.user, slug=form.cleaned_data["slug"], **values)
+        obj.pk = saved.pk
+        obj.refresh_from_db()
+
+    def save_formset(self, request: HttpRequest, form, formset, change: bool) -> None:
+        if not save_governance_formset(request, formset):
+            super().save_formset(request, form, formset, change)
+
+    def delete_model(self, request: HttpRequest, obj: Space) -> None:
+        retention.space_delete(actor=request.user, slug=obj.slug)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Space]) -> None:
+        for space in queryset:
+            retention.space_delete(actor=request.user, slug=space.slug)
 
 
 class TagFilter(admin.SimpleListFilter):
@@ -53,6 +92,8 @@ class TagFilter(admin.SimpleListFilter):
 class MemoryAdminForm(forms.ModelForm):
     """Edits the model's fields plus confidence (kept in MemoryStats) and the base version."""
 
+    canonical_phrases = SimpleArrayField(forms.CharField(), required=False, widget=forms.TextInput(
+        attrs={"class": "vLargeTextField", "size": 100}))
     confidence_score = forms.FloatField(min_value=0, max_value=1, initial=0.75)
     base_version = forms.IntegerField(widget=forms.HiddenInput, required=False)
     reason = forms.CharField(required=False, max_length=500,
@@ -68,7 +109,6 @@ class MemoryAdminForm(forms.ModelForm):
         )
         widgets = {
             "summary": forms.Textarea(attrs={"rows": 2, "cols": 80}),
-            "canonical_phrases": forms.TextInput(attrs={"class": "vLargeTextField", "size": 100}),
             "tags": forms.TextInput(attrs={"class": "vLargeTextField", "size": 100}),
         }
 
@@ -146,7 +186,11 @@ class MemoryAdmin(admin.ModelAdmin):
                     "archived", "embedding_status", "version", "updated_at")
     list_filter = ("space", "memory_type", "kind", "reliability", "archived",
                    "embedding_status", TagFilter)
-    search_fields = ("=id", "title", "summary", "content")
+    # Text is sealed in the database, so search goes through the keyed full-text index.
+    search_fields = ("=id",)
+    search_help_text = "Words from the title, summary, phrases or content (or an exact id)."
+    sortable_by = ("space", "memory_type", "kind", "reliability", "confidence", "archived",
+                   "embedding_status", "version", "updated_at")
     list_select_related = ("space", "stats")
     list_per_page = 50
     readonly_fields = ("id", "version", "content_hash", "archived", "archived_at",
@@ -177,6 +221,14 @@ class MemoryAdmin(admin.ModelAdmin):
         return access.restrict(super().get_queryset(request), request.user).select_related(
             "space", "stats"
         )
+
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet[Memory],
+                           search_term: str) -> tuple[QuerySet[Memory], bool]:
+        if not search_term.strip():
+            return queryset, False
+        filters = selectors.MemoryFilters(text=search_term, archived=None)
+        found = selectors.memory_list(actor=request.user, filters=filters).values("pk")
+        return queryset.filter(pk__in=found), False
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if db_field.name == "space":

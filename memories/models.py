@@ -10,11 +10,13 @@ from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.db.models import F, Func, Q
-from django.db.models.functions import Length
-from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
+from django.db.models.lookups import LessThanOrEqual
 from pgvector.django import HnswIndex, VectorField
 from ulid import ULID
 
+from governance.crypto.fields import SealedJSONField, SealedTextField
+from governance.modes import Mode, Retention
+from governance.roles import NO_RESTRICTION, SPACE_PERMISSIONS
 from memories import limits
 
 
@@ -91,11 +93,19 @@ class Space(models.Model):
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=16, choices=SpaceKind.choices, default=SpaceKind.PROJECT)
     description = models.TextField(blank=True, default="")
+    mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.ASSIST)
+    retention_days = models.PositiveSmallIntegerField(
+        choices=Retention.choices, null=True, blank=True, help_text="Empty keeps memories forever."
+    )
+    # Usernames and account ids that redaction keeps in this space (case-insensitive).
+    redaction_allowlist = ArrayField(models.CharField(max_length=200), default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["slug"]
+        # Object permissions granted per space through django-guardian (governance.roles).
+        permissions = SPACE_PERMISSIONS
         constraints = [
             models.CheckConstraint(
                 condition=Q(kind__in=SpaceKind.values), name="space_kind_valid"
@@ -140,18 +150,6 @@ def _cardinality(field: str) -> Func:
     return Func(F(field), function="cardinality", output_field=models.IntegerField())
 
 
-def _length_between(field: str, bounds: tuple[int, int]) -> list[models.CheckConstraint]:
-    low, high = bounds
-    return [
-        models.CheckConstraint(
-            condition=GreaterThanOrEqual(Length(field), low), name=f"memory_{field}_min_length"
-        ),
-        models.CheckConstraint(
-            condition=LessThanOrEqual(Length(field), high), name=f"memory_{field}_max_length"
-        ),
-    ]
-
-
 class Memory(models.Model):
     """One remembered item: a fact, preference, decision, solution, procedure...
 
@@ -163,10 +161,16 @@ class Memory(models.Model):
     id = models.CharField(primary_key=True, max_length=40, default=new_memory_id, editable=False)
     space = models.ForeignKey(Space, on_delete=models.CASCADE, related_name="memories")
 
-    title = models.CharField(max_length=limits.TITLE[1])
-    content = models.TextField()
-    summary = models.CharField(max_length=limits.SUMMARY[1])
-    canonical_phrases = ArrayField(models.CharField(max_length=limits.PHRASE[1]), default=list)
+    # Free text is sealed with the space's data key (governance.crypto); lengths and
+    # counts are checked in memories.entry, since the database sees only ciphertext.
+    title = SealedTextField()
+    content = SealedTextField()
+    summary = SealedTextField()
+    canonical_phrases = SealedJSONField(default=list)
+    # Keyed tokens of the canonical phrases, for the exact-phrase channel.
+    phrase_tokens = ArrayField(models.CharField(max_length=32), default=list, blank=True,
+                               editable=False)
+    # Tags stay plaintext: filters, tag restrictions and the tag channel need them.
     tags = ArrayField(models.CharField(max_length=limits.TAG[1]), default=list, blank=True)
 
     memory_type = models.CharField(
@@ -186,12 +190,16 @@ class Memory(models.Model):
     occurred_at = models.DateTimeField(null=True, blank=True)
     context_window = models.JSONField(default=default_context_window)
     decay_policy = models.JSONField(default=default_decay_policy)
-    metadata = models.JSONField(default=dict, blank=True)
-    training_examples = models.JSONField(default=list, blank=True)
+    metadata = SealedJSONField(default=dict, blank=True)
+    training_examples = SealedJSONField(default=list, blank=True)
+
+    # The lowest role rank (governance.roles.RANK) that may see this memory; 0 = anyone
+    # who may read the space. Users granted memories.view_memory on it see it regardless.
+    visibility_rank = models.PositiveSmallIntegerField(default=NO_RESTRICTION)
 
     archived = models.BooleanField(default=False)
     archived_at = models.DateTimeField(null=True, blank=True)
-    archive_reason = models.CharField(max_length=500, blank=True, default="")
+    archive_reason = SealedTextField(blank=True, default="")
     superseded_by = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes"
     )
@@ -229,7 +237,7 @@ class Memory(models.Model):
             models.Index(fields=["embedding_status"], name="memory_embedding_status",
                          condition=~Q(embedding_status="ready")),
             GinIndex(fields=["tags"], name="memory_tags_gin"),
-            GinIndex(fields=["canonical_phrases"], name="memory_phrases_gin"),
+            GinIndex(fields=["phrase_tokens"], name="memory_phrase_tokens_gin"),
             GinIndex(fields=["search_vector"], name="memory_search_gin"),
             HnswIndex(
                 name="memory_embedding_hnsw", fields=["embedding"], m=16, ef_construction=64,
@@ -237,15 +245,6 @@ class Memory(models.Model):
             ),
         ]
         constraints = [
-            *_length_between("title", limits.TITLE),
-            *_length_between("content", limits.CONTENT),
-            *_length_between("summary", limits.SUMMARY),
-            models.CheckConstraint(
-                condition=GreaterThanOrEqual(_cardinality("canonical_phrases"),
-                                             limits.PHRASES_COUNT[0])
-                & LessThanOrEqual(_cardinality("canonical_phrases"), limits.PHRASES_COUNT[1]),
-                name="memory_phrases_count",
-            ),
             models.CheckConstraint(
                 condition=LessThanOrEqual(_cardinality("tags"), limits.TAGS_COUNT[1]),
                 name="memory_tags_count",
@@ -277,6 +276,9 @@ class Memory(models.Model):
 
     def __str__(self) -> str:
         return f"{self.title} ({self.id})"
+
+    def sealing_space_id(self) -> int:
+        return self.space_id
 
     @property
     def source(self) -> dict[str, str | None]:
@@ -322,9 +324,9 @@ class MemoryVersion(models.Model):
 
     memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="versions")
     version = models.PositiveIntegerField()
-    snapshot = models.JSONField()
-    changes = models.JSONField(default=list)
-    reason = models.CharField(max_length=500, blank=True, default="")
+    snapshot = SealedJSONField()
+    changes = SealedJSONField(default=list)
+    reason = SealedTextField(blank=True, default="")
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
         related_name="+",
@@ -339,3 +341,6 @@ class MemoryVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.memory_id} v{self.version}"
+
+    def sealing_space_id(self) -> int:
+        return self.memory.space_id

@@ -9,8 +9,8 @@ from django.contrib.postgres.search import SearchQuery
 from django.db.models import Q, QuerySet
 
 from governance import access
+from governance.crypto import search
 from memories.models import Memory, MemoryVersion, Space
-from memories.services import SEARCH_CONFIG
 
 
 def space_list(*, actor) -> QuerySet[Space]:
@@ -63,8 +63,16 @@ def memory_list(*, actor, filters: MemoryFilters) -> QuerySet[Memory]:
     if filters.updated_before:
         queryset = queryset.filter(updated_at__lt=filters.updated_before)
     if filters.text:
-        query = SearchQuery(filters.text, search_type="websearch", config=SEARCH_CONFIG)
-        queryset = queryset.filter(Q(search_vector=query) | Q(pk=filters.text.strip()))
+        spaces = access.spaces_visible(actor)
+        if filters.spaces:
+            spaces = spaces.filter(slug__in=filters.spaces)
+        space_ids = list(spaces.values_list("pk", flat=True))
+        tokens = search.websearch_tsquery(space_ids, filters.text)
+        match = Q(pk=filters.text.strip())
+        if tokens:
+            # The index holds keyed tokens, not words (governance.crypto.search).
+            match |= Q(search_vector=SearchQuery(tokens, search_type="raw", config="simple"))
+        queryset = queryset.filter(match)
     return queryset.order_by("-updated_at", "id")
 
 

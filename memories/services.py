@@ -13,18 +13,24 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.contrib.postgres.search import SearchVector
 from django.db import transaction
-from django.db.models import F, Func, Value
-from django.db.models import TextField as TextOutput
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from governance import access
+from governance import access, policy, privacy
+from governance.crypto import datakeys, keyed_digest, search
+from governance.modes import WriteOutcome
 from memories import entry
 from memories.models import EmbeddingStatus, Memory, MemoryStats, MemoryVersion, Space
 from memories.signals import memories_changed
-from samsite.api.errors import Conflict, InvalidInput, NotFound, VersionConflict
+from samsite.api.errors import (
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    ModeRefusesWrites,
+    NotFound,
+    VersionConflict,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -33,25 +39,60 @@ SEARCH_CONFIG = "english"
 
 # --- spaces ---------------------------------------------------------------------------
 
+SPACE_SETTINGS = ("name", "kind", "description", "mode", "retention_days", "redaction_allowlist")
+
+
 @transaction.atomic
-def space_create(*, actor, slug: str, name: str, kind: str, description: str = "") -> Space:
+def space_create(*, actor, slug: str, name: str, kind: str, description: str = "",
+                 **options: Any) -> Space:
+    """Create a space; a user who creates one becomes its owner."""
+    from governance.roles import Role
+    from governance.services import membership_grant
+
     if Space.objects.filter(slug=slug).exists():
         raise Conflict(f"A space '{slug}' already exists.", fields={"slug": ["Already taken."]})
     space = Space(slug=slug, name=name.strip(), kind=kind, description=description.strip())
+    _set_space_options(space, options)
     space.full_clean()
     space.save()
+    _audit("create", actor=actor, space=space, target=space, after=_space_state(space))
+    if access.user_or_none(actor) is not None:
+        membership_grant(actor=actor, space=space, user=actor, role=Role.OWNER)
     return space
 
 
 @transaction.atomic
 def space_update(*, actor, slug: str, changes: dict[str, Any]) -> Space:
-    space = access.access_space(actor, slug=slug, action="write")
-    for name in ("name", "kind", "description"):
-        if name in changes:
-            setattr(space, name, changes[name].strip() if isinstance(changes[name], str) else changes[name])
+    space = access.access_space(actor, slug=slug, action="manage")
+    before = _space_state(space)
+    _set_space_options(space, changes)
     space.full_clean()
     space.save()
+    after = _space_state(space)
+    if after != before:
+        action = "mode_change" if before["mode"] != after["mode"] else "edit"
+        _audit(action, actor=actor, space=space, target=space, before=before, after=after)
+        announce_change([space.pk])
     return space
+
+
+def _set_space_options(space: Space, changes: dict[str, Any]) -> None:
+    for name in SPACE_SETTINGS:
+        if name in changes:
+            value = changes[name]
+            if name == "redaction_allowlist":
+                value = sorted({str(v).strip() for v in value if str(v).strip()})
+            setattr(space, name, value.strip() if isinstance(value, str) else value)
+
+
+def _space_state(space: Space) -> dict[str, Any]:
+    return {name: getattr(space, name) for name in SPACE_SETTINGS}
+
+
+def _audit(action: str, **kwargs: Any) -> None:
+    from governance.audit.services import audit_record
+
+    audit_record(action, **kwargs)
 
 
 # --- entry state <-> model ------------------------------------------------------------
@@ -90,8 +131,10 @@ def _apply_state(memory: Memory, state: dict[str, Any]) -> None:
     memory.source_type = state["source"]["type"]
     memory.source_ref = state["source"]["ref"]
     memory.source_uri = state["source"]["uri"]
-    memory.content_hash = entry.content_hash(state["content"])
-    target = entry.content_hash(entry.embedding_text(state))
+    # Keyed hashes: equal texts in a space still compare equal, but a dump cannot be
+    # searched for a guessed text.
+    memory.content_hash = keyed_digest(memory.space_id, state["content"])
+    target = keyed_digest(memory.space_id, entry.embedding_text(state))
     if target != memory.embedding_input_hash:
         memory.embedding_input_hash = target
         memory.embedding_status = EmbeddingStatus.PENDING
@@ -120,20 +163,11 @@ def _check_superseded_by(state: dict[str, Any], *, space: Space, self_id: str | 
     return {}
 
 
-def _refresh_search_vectors(memory_ids: list[str]) -> None:
-    """Recompute the weighted tsvector (title and phrases A, tags and summary B, content C)."""
-    def joined(column: str) -> Func:
-        return Func(F(column), Value(" "), function="array_to_string", output_field=TextOutput())
-
-    Memory.objects.filter(pk__in=memory_ids).update(
-        search_vector=(
-            SearchVector("title", weight="A", config=SEARCH_CONFIG)
-            + SearchVector(joined("canonical_phrases"), weight="A", config=SEARCH_CONFIG)
-            + SearchVector(joined("tags"), weight="B", config=SEARCH_CONFIG)
-            + SearchVector("summary", weight="B", config=SEARCH_CONFIG)
-            + SearchVector("content", weight="C", config=SEARCH_CONFIG)
-        )
-    )
+def _index(memories: list[tuple[Memory, dict[str, Any]]]) -> None:
+    """Write the keyed full-text tokens and phrase tokens of freshly saved memories."""
+    search.write_index([
+        (memory.id, datakeys.active_key_id(memory.space_id), state) for memory, state in memories
+    ])
 
 
 def announce_change(space_ids) -> None:
@@ -166,26 +200,41 @@ class PreparedRow:
     memory_id: str | None = None
     suggested: list[str] = field(default_factory=list)
     errors: dict[str, list[str]] = field(default_factory=dict)
+    redaction_report: list[dict[str, Any]] = field(default_factory=list)
+    outcome: WriteOutcome = WriteOutcome.STORE
+    forbidden: bool = False
 
 
 @dataclass
 class BulkResult:
     rows: list[PreparedRow]
     created: list[Memory]
+    # Valid rows an incognito mode answered for but did not keep.
+    discarded: list[Memory] = field(default_factory=list)
 
     @property
     def failed(self) -> list[PreparedRow]:
         return [row for row in self.rows if row.errors]
 
 
-def _prepare_new(index: int, data: dict[str, Any], *, actor, spaces: dict[str, Space]) -> PreparedRow:
+def _prepare_new(index: int, data: dict[str, Any], *, actor, spaces: dict[str, Space],
+                 writable: set[str]) -> PreparedRow:
     row = PreparedRow(index=index)
     data = dict(data)
     slug = data.pop("space", None)
     row.memory_id = data.pop("id", None)
+    security_context = data.pop("security_context", None) or {}
     row.space = spaces.get(slug) if slug else None
     if row.space is None:
         row.errors["space"] = [f"No space '{slug}'." if slug else "This field is required."]
+    elif slug not in writable:
+        # Visible but read-only for this caller: say so (403), unlike a space it cannot see.
+        row.forbidden = True
+        row.errors["space"] = [f"You may not add memories to space '{slug}'."]
+    else:
+        row.outcome = policy.policy(actor, row.space).write
+        if row.outcome is WriteOutcome.REFUSE:
+            row.errors["space"] = [policy.refusal_message(actor, row.space)]
     state = {
         **copy.deepcopy(entry.DEFAULTS),
         "context_window": None, "decay_policy": None, "summary": "", "canonical_phrases": [],
@@ -193,6 +242,8 @@ def _prepare_new(index: int, data: dict[str, Any], *, actor, spaces: dict[str, S
         **data,
     }
     state = entry.normalise(state)
+    # Before suggestions, so a summary or phrase derived from the content is clean too.
+    row.redaction_report = _redact(state, space=row.space, security_context=security_context)
     try:
         _parse_occurred_at(state)
     except InvalidInput as exc:
@@ -205,9 +256,27 @@ def _prepare_new(index: int, data: dict[str, Any], *, actor, spaces: dict[str, S
     return row
 
 
-def _visible_spaces_by_slug(actor, slugs: set[str]) -> dict[str, Space]:
-    spaces = access.spaces_visible(actor).filter(slug__in=slugs)
-    return {s.slug: s for s in spaces if access.can(actor, "write", s)}
+REDACTED_FIELDS = ("title", "content", "summary", "canonical_phrases", "tags", "metadata",
+                   "training_examples", "context_window", "source")
+
+
+def _redact(state: dict[str, Any], *, space: Space | None,
+            security_context: dict[str, Any]) -> list[dict[str, Any]]:
+    """Redact PII from every storage-bound field of `state` in place; returns the report."""
+    allowlist = [*(space.redaction_allowlist if space else []),
+                 *(security_context.get("allowlist") or [])]
+    return privacy.redact_fields(
+        state, fields=[f for f in REDACTED_FIELDS if f in state], allowlist=allowlist,
+        public_figures=privacy.public_figures_of(state.get("metadata")),
+    )
+
+
+def _readable_spaces_by_slug(actor, slugs: set[str]) -> tuple[dict[str, Space], set[str]]:
+    """Spaces among `slugs` the actor may read, and the slugs of those it may also write."""
+    granted = access.rights(actor)
+    spaces = {s.slug: s for s in Space.objects.filter(slug__in=slugs, pk__in=list(granted))}
+    writable = {slug for slug, s in spaces.items() if granted[s.pk].allows("write")}
+    return spaces, writable
 
 
 def _insert(rows: list[PreparedRow], *, actor) -> list[Memory]:
@@ -231,8 +300,11 @@ def _insert(rows: list[PreparedRow], *, actor) -> list[Memory]:
                       reason="created", actor=access.user_or_none(actor))
         for m, row in zip(memories, rows, strict=True)
     )
+    for memory, row in zip(memories, rows, strict=True):
+        _audit("create", actor=actor, space=memory.space, target=memory,
+               after=entry.snapshot(row.state))
     ids = [m.id for m in memories]
-    _refresh_search_vectors(ids)
+    _index([(m, row.state) for m, row in zip(memories, rows, strict=True)])
     enqueue_embedding(ids)
     announce_change(m.space_id for m in memories)
     return memories
@@ -243,8 +315,9 @@ def memory_bulk_create(*, actor, items: list[dict[str, Any]], atomic: bool = Fal
 
     With atomic=True nothing is written when any row fails.
     """
-    spaces = _visible_spaces_by_slug(actor, {i.get("space") for i in items if i.get("space")})
-    rows = [_prepare_new(index, item, actor=actor, spaces=spaces) for index, item in enumerate(items)]
+    spaces, writable = _readable_spaces_by_slug(actor, {i.get("space") for i in items if i.get("space")})
+    rows = [_prepare_new(index, item, actor=actor, spaces=spaces, writable=writable)
+            for index, item in enumerate(items)]
 
     requested = [r.memory_id for r in rows if r.memory_id]
     taken = set(Memory.objects.filter(pk__in=requested).values_list("pk", flat=True))
@@ -258,9 +331,27 @@ def memory_bulk_create(*, actor, items: list[dict[str, Any]], atomic: bool = Fal
     valid = [row for row in rows if not row.errors]
     if atomic and len(valid) != len(rows):
         return BulkResult(rows=rows, created=[])
+    kept = [row for row in valid if row.outcome is WriteOutcome.STORE]
     with transaction.atomic():
-        created = _insert(valid, actor=actor) if valid else []
-    return BulkResult(rows=rows, created=created)
+        created = _insert(kept, actor=actor) if kept else []
+    for memory, row in zip(created, kept, strict=True):
+        memory.redaction_report = row.redaction_report
+    discarded = [_unsaved(row, actor=actor) for row in valid if row.outcome is WriteOutcome.DISCARD]
+    return BulkResult(rows=rows, created=created, discarded=discarded)
+
+
+def _unsaved(row: PreparedRow, *, actor) -> Memory:
+    """The memory a row would have made, built in memory only (incognito mode)."""
+    memory = Memory(space=row.space, created_by=access.user_or_none(actor))
+    if row.memory_id:
+        memory.id = row.memory_id
+    _apply_state(memory, row.state)
+    memory.created_at = memory.updated_at = timezone.now()
+    # Serializers read the counters through memory.stats; give them an unsaved one.
+    Memory.stats.related.set_cached_value(memory, MemoryStats(memory=memory,
+                                                              confidence=row.state["confidence_score"]))
+    memory.redaction_report = row.redaction_report
+    return memory
 
 
 def memory_create(*, actor, data: dict[str, Any]) -> tuple[Memory, list[str]]:
@@ -268,34 +359,43 @@ def memory_create(*, actor, data: dict[str, Any]) -> tuple[Memory, list[str]]:
     result = memory_bulk_create(actor=actor, items=[data], atomic=True)
     row = result.rows[0]
     if row.errors:
+        if row.forbidden:
+            raise Forbidden(row.errors["space"][0], fields={"space": row.errors["space"]})
+        if row.outcome is WriteOutcome.REFUSE:
+            raise ModeRefusesWrites(row.errors["space"][0])
         if "id" in row.errors and len(row.errors) == 1:
             raise Conflict(row.errors["id"][0], fields=row.errors)
         if "space" in row.errors and row.space is None and data.get("space"):
             raise NotFound(row.errors["space"][0], fields={"space": row.errors["space"]})
         raise InvalidInput("The memory has invalid fields.", fields=row.errors)
-    return result.created[0], row.suggested
+    return (result.created or result.discarded)[0], row.suggested
 
 
 # --- edit, versions -------------------------------------------------------------------
 
-def _locked_memory(actor, memory_id: str) -> Memory:
+def _locked_memory(actor, memory_id: str, action: access.Action = "edit") -> Memory:
     queryset = Memory.objects.select_for_update(of=("self",)).select_related("space", "stats")
-    return access.access_object(queryset, actor, pk=memory_id, action="write", label="memory")
+    return access.access_object(queryset, actor, pk=memory_id, action=action, label="memory")
 
 
 @transaction.atomic
 def memory_update(*, actor, memory_id: str, expected_version: int, changes: dict[str, Any],
-                  reason: str = "") -> tuple[Memory, list[dict[str, Any]]]:
+                  reason: str = "", audit_action: str = "edit") -> tuple[Memory, list[dict[str, Any]]]:
     """Apply `changes` to the memory at `expected_version`; a new version when anything changed.
 
     Raises VersionConflict when the memory has moved on. Returns the memory and the
     changelog diff (empty when the edit changed nothing).
     """
     memory = _locked_memory(actor, memory_id)
+    outcome = policy.write_outcome(actor, memory.space)
     if memory.version != expected_version:
         raise VersionConflict(expected=expected_version, current=memory.version)
     before = memory_state(memory)
-    after = {**before, **entry.normalise(changes)}
+    changes = dict(changes)
+    security_context = changes.pop("security_context", None) or {}
+    changes = entry.normalise(changes)
+    memory.redaction_report = _redact(changes, space=memory.space, security_context=security_context)
+    after = {**before, **changes}
     _parse_occurred_at(after)
     # Tags are never re-suggested on edit: an empty list there is the curator's choice.
     entry.fill_suggestions(after, explicit=set(changes) | {"tags"})
@@ -316,18 +416,28 @@ def memory_update(*, actor, memory_id: str, expected_version: int, changes: dict
         memory=memory, version=memory.version, snapshot=entry.snapshot(after),
         changes=changelog, reason=reason or "edited", actor=access.user_or_none(actor),
     )
-    _refresh_search_vectors([memory.id])
+    _index([(memory, after)])
     if memory.embedding_status == EmbeddingStatus.PENDING:
         enqueue_embedding([memory.id])
     announce_change([memory.space_id])
+    _audit(audit_action, actor=actor, space=memory.space, target=memory, changes=changelog,
+           note=reason or "edited")
+    _discard_if(outcome, memory)
     return memory, changelog
+
+
+def _discard_if(outcome: WriteOutcome, memory: Memory) -> None:
+    """Incognito: the caller gets the answer, the surrounding atomic block rolls back."""
+    if outcome is WriteOutcome.DISCARD:
+        transaction.set_rollback(True)
+        memory.persisted = False
 
 
 def memory_version_restore(*, actor, memory_id: str, version: int,
                            expected_version: int | None = None) -> tuple[Memory, list[dict]]:
     """Make the state of `version` current again, as a new version."""
     with transaction.atomic():
-        memory = _locked_memory(actor, memory_id)
+        memory = _locked_memory(actor, memory_id, "curate")
         old = MemoryVersion.objects.filter(memory=memory, version=version).first()
         if old is None:
             raise NotFound(f"Memory '{memory_id}' has no version {version}.")
@@ -335,6 +445,7 @@ def memory_version_restore(*, actor, memory_id: str, version: int,
         return memory_update(
             actor=actor, memory_id=memory_id, expected_version=current,
             changes=dict(old.snapshot), reason=f"restored version {version}",
+            audit_action="version_restore",
         )
 
 
@@ -353,7 +464,8 @@ def memory_archive(*, actor, memory_id: str, reason: str = "") -> tuple[Memory, 
     Archiving is lifecycle, not content, so it does not bump the version: an edit
     prepared before the archive still applies after a restore.
     """
-    memory = _locked_memory(actor, memory_id)
+    memory = _locked_memory(actor, memory_id, "curate")
+    outcome = policy.write_outcome(actor, memory.space)
     changelog = _archive_diff(memory.archived, True, reason or "archived")
     if changelog:
         memory.archived = True
@@ -361,12 +473,16 @@ def memory_archive(*, actor, memory_id: str, reason: str = "") -> tuple[Memory, 
         memory.archive_reason = reason
         memory.save(update_fields=["archived", "archived_at", "archive_reason", "updated_at"])
         announce_change([memory.space_id])
+        _audit("archive", actor=actor, space=memory.space, target=memory, changes=changelog,
+               note=reason)
+        _discard_if(outcome, memory)
     return memory, changelog
 
 
 @transaction.atomic
 def memory_unarchive(*, actor, memory_id: str, reason: str = "") -> tuple[Memory, list[dict]]:
-    memory = _locked_memory(actor, memory_id)
+    memory = _locked_memory(actor, memory_id, "curate")
+    outcome = policy.write_outcome(actor, memory.space)
     changelog = _archive_diff(memory.archived, False, reason or "restored")
     if changelog:
         memory.archived = False
@@ -374,15 +490,23 @@ def memory_unarchive(*, actor, memory_id: str, reason: str = "") -> tuple[Memory
         memory.archive_reason = ""
         memory.save(update_fields=["archived", "archived_at", "archive_reason", "updated_at"])
         announce_change([memory.space_id])
+        _audit("unarchive", actor=actor, space=memory.space, target=memory, changes=changelog,
+               note=reason)
+        _discard_if(outcome, memory)
     return memory, changelog
 
 
 @transaction.atomic
 def memory_delete(*, actor, memory_id: str) -> None:
     """Hard delete: the memory, its versions, counters and vector go in one statement."""
-    memory = _locked_memory(actor, memory_id)
+    memory = _locked_memory(actor, memory_id, "curate")
+    outcome = policy.write_outcome(actor, memory.space)
     announce_change([memory.space_id])
+    # The audit keeps that the memory existed and was deleted, not what it said.
+    _audit("delete", actor=actor, space=memory.space, target=memory,
+           before={"version": memory.version, "kind": memory.kind})
     memory.delete()
+    _discard_if(outcome, memory)
 
 
 # --- embeddings -----------------------------------------------------------------------
@@ -430,9 +554,10 @@ def memories_embed(*, memory_ids: list[str], attempt: int = 1) -> EmbedOutcome:
             _embedding_failed(batch, attempt=attempt, error=str(exc), outcome=outcome)
             continue
         now = timezone.now()
-        for row, text, vector in zip(batch, texts, vectors, strict=True):
+        for row, vector in zip(batch, vectors, strict=True):
+            # Only if the memory still holds the text this vector was computed from.
             written = Memory.objects.filter(
-                pk=row["id"], embedding_input_hash=entry.content_hash(text)
+                pk=row["id"], embedding_input_hash=row["embedding_input_hash"]
             ).update(
                 embedding=vector.tolist(), embedding_status=EmbeddingStatus.READY,
                 embedding_model=provider.name, embedded_at=now, embedding_error="",

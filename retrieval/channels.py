@@ -18,6 +18,8 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 
+from governance.access import Visibility
+from governance.crypto import cipher, search
 from retrieval.models import LexemeStat, SpaceTextStats
 
 SEARCH_CONFIG = "english"
@@ -45,6 +47,8 @@ class Scope:
 
     space_ids: tuple[int, ...]
     filters: Filters = field(default_factory=Filters)
+    # Per-memory rules (restricted memories and tags) from the access gateway.
+    visibility: Visibility | None = None
 
     @property
     def tags(self) -> tuple[str, ...]:
@@ -53,6 +57,10 @@ class Scope:
     def where(self, alias: str = "m") -> tuple[str, list[Any]]:
         clauses = [f"{alias}.space_id = ANY(%s)"]
         params: list[Any] = [list(self.space_ids)]
+        if self.visibility is not None:
+            visible, visible_params = self.visibility.sql(alias)
+            clauses.append(visible)
+            params += visible_params
         f = self.filters
         if not f.include_archived:
             clauses.append(f"NOT {alias}.archived")
@@ -132,6 +140,12 @@ class LexicalPlan:
     estimated_rows: int = 0
     document_counts: dict[str, int] = field(default_factory=dict)
     documents: int = 0
+    # Keyed token -> lexeme, for every live key of every space in scope.
+    tokens: dict[str, str] = field(default_factory=dict)
+
+    def tokens_of(self, lexemes: list[str]) -> list[str]:
+        wanted = set(lexemes)
+        return sorted(token for token, lexeme in self.tokens.items() if lexeme in wanted)
 
     def idf(self, lexeme: str) -> float:
         """BM25's inverse document frequency; lexemes newer than the statistics count as rare."""
@@ -148,10 +162,12 @@ def plan_lexical(scope: Scope, lexemes: list[str]) -> LexicalPlan:
     plan = LexicalPlan(all_lexemes=lexemes)
     if not lexemes:
         return plan
+    plan.tokens = search.query_tokens(scope.space_ids, lexemes)
     counts: dict[str, int] = {}
-    for row in (LexemeStat.objects.filter(space_id__in=scope.space_ids, lexeme__in=lexemes)
-                .values_list("lexeme", "ndoc")):
-        counts[row[0]] = counts.get(row[0], 0) + row[1]
+    for token, ndoc in (LexemeStat.objects.filter(space_id__in=scope.space_ids, lexeme__in=list(plan.tokens))
+                        .values_list("lexeme", "ndoc")):
+        lexeme = plan.tokens[token]
+        counts[lexeme] = counts.get(lexeme, 0) + ndoc
     plan.document_counts = counts
     plan.documents = sum(SpaceTextStats.objects.filter(space_id__in=scope.space_ids)
                          .values_list("documents", flat=True))
@@ -175,7 +191,7 @@ def lexical_candidates(scope: Scope, plan: LexicalPlan, limit: int) -> list[str]
         f"SELECT m.id FROM memories_memory m, to_tsquery('simple', %s) q "
         f"WHERE {where} AND m.search_vector @@ q "
         f"ORDER BY ts_rank_cd('{RANK_WEIGHTS}', m.search_vector, q, 32) DESC, m.id LIMIT %s",
-        [tsquery_text(plan.chosen), *params, limit],
+        [tsquery_text(plan.tokens_of(plan.chosen)), *params, limit],
     )
 
 
@@ -196,10 +212,11 @@ def exact_candidates(scope: Scope, grams: list[str], limit: int) -> list[str]:
     if not grams:
         return []
     where, params = scope.where()
+    tokens = sorted(search.query_tokens(scope.space_ids, grams, phrase=True))
     return _ids(
         f"SELECT m.id FROM memories_memory m WHERE {where} "
-        "AND m.canonical_phrases && %s::varchar[] ORDER BY m.updated_at DESC, m.id LIMIT %s",
-        [*params, grams, limit],
+        "AND m.phrase_tokens && %s::varchar[] ORDER BY m.updated_at DESC, m.id LIMIT %s",
+        [*params, tokens, limit],
     )
 
 
@@ -233,8 +250,12 @@ CANDIDATE_COLUMNS = (
 )
 
 
-def candidate_rows(ids: list[str], *, vector: str | None, lexemes: list[str]) -> list[dict[str, Any]]:
-    """Everything scoring needs for each candidate, in one query."""
+SEALED_COLUMNS = {"title": "text", "summary": "text", "content": "text", "canonical_phrases": "json"}
+
+
+def candidate_rows(ids: list[str], *, vector: str | None, tokens: dict[str, str]) -> list[dict[str, Any]]:
+    """Everything scoring needs for each candidate, in one query; sealed text opened."""
+    lexemes = sorted(tokens)
     if not ids:
         return []
     cosine = "NULL" if vector is None else (
@@ -268,10 +289,17 @@ def candidate_rows(ids: list[str], *, vector: str | None, lexemes: list[str]) ->
         # Django's psycopg setup hands jsonb back as text; decode it like the ORM would.
         if isinstance(row["decay_policy"], str):
             row["decay_policy"] = json.loads(row["decay_policy"])
+        for column, kind in SEALED_COLUMNS.items():
+            context = f"memories_memory.{column}"
+            opened = (cipher.open_json if kind == "json" else cipher.open_text)(row[column], context=context)
+            row[column] = opened
         matched: dict[str, float] = {}
         for entry in row["matched_lexemes"] or []:
-            lexeme, _, weights = entry.rpartition(":")
-            matched[lexeme] = max(FIELD_WEIGHTS.get(w, 0.3) for w in weights or "D")
+            token, _, weights = entry.rpartition(":")
+            lexeme = tokens[token]
+            weight = max(FIELD_WEIGHTS.get(w, 0.3) for w in weights or "D")
+            # A lexeme can match under two keys of a space mid-rotation; keep the best.
+            matched[lexeme] = max(matched.get(lexeme, 0.0), weight)
         row["matched_lexemes"] = matched
     return rows
 

@@ -7,6 +7,8 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 
+from governance.crypto.fields import SealedJSONField, SealedTextField
+
 
 class RecallEvent(models.Model):
     """One recall: what was asked, what came back, and each item's signals and rationale.
@@ -18,11 +20,12 @@ class RecallEvent(models.Model):
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                               on_delete=models.SET_NULL, related_name="+")
     spaces = ArrayField(models.CharField(max_length=80), default=list)
-    query_text = models.TextField()
-    active_task = models.TextField(blank=True, default="")
+    # What was asked and why each memory came back is sealed: queries quote memories.
+    query_text = SealedTextField()
+    active_task = SealedTextField(blank=True, default="")
     profile = models.CharField(max_length=40)
     memory_ids = ArrayField(models.CharField(max_length=40), default=list)
-    items = models.JSONField(default=list)
+    items = SealedJSONField(default=list)
     fail_safe = models.BooleanField(default=False)
     cached = models.BooleanField(default=False)
     duration_ms = models.FloatField(default=0)
@@ -34,6 +37,10 @@ class RecallEvent(models.Model):
 
     def __str__(self) -> str:
         return f"recall {self.pk} ({len(self.memory_ids)} items)"
+
+    def sealing_space_id(self) -> None:
+        # A recall can span spaces, so its record is sealed with the system key.
+        return None
 
 
 class SpaceTextStats(models.Model):

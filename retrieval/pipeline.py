@@ -20,11 +20,12 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from governance import access
+from governance import access, policy
+from memories.models import Space
 from retrieval import channels, explain, scoring
 from retrieval.channels import Filters, Scope
 from retrieval.context import RecallContext, build_query_text, contextual_cue
-from samsite.api.errors import InvalidInput
+from samsite.api.errors import InvalidInput, NotFound
 
 QUERY_TYPES = ("semantic", "task", "topic", "recent", "timeline")
 
@@ -43,8 +44,10 @@ class RecallRequest:
     token_budget: int | None = None
     as_of: datetime | None = None
 
-    def cache_key(self, actor_id: Any, space_ids: tuple[int, ...]) -> str:
-        raw = repr((actor_id, space_ids, self))
+    def cache_key(self, actor_id: Any, scope: Scope) -> str:
+        # The scope carries the caller's visibility, so a changed role or restriction
+        # never serves an answer computed under the old rules.
+        raw = repr((actor_id, scope, self))
         return hashlib.sha256(raw.encode()).hexdigest()
 
 
@@ -75,6 +78,10 @@ class RecallResult:
     candidates: int = 0
     trimmed: int = 0
     cached: bool = False
+    # False when a memory mode (capture_only, paused, incognito, off) forbids traces.
+    track: bool = True
+    # Requested spaces whose mode keeps them out of recall (capture_only, off).
+    silenced: list[str] = field(default_factory=list)
 
 
 class _Timer:
@@ -128,26 +135,45 @@ def embed_query(text: str) -> np.ndarray:
 
 # --- the pipeline ---------------------------------------------------------------------
 
-def _scope(actor, request: RecallRequest) -> tuple[Scope, list[str]]:
-    visible = access.spaces_visible(actor)
+@dataclass(frozen=True)
+class _ScopeAnswer:
+    scope: Scope
+    slugs: list[str]
+    track: bool
+    silenced: list[str]
+
+
+def _scope(actor, request: RecallRequest) -> _ScopeAnswer:
+    """The spaces and memories this recall may read, after roles and memory modes."""
+    granted = access.rights(actor)
+    spaces = Space.objects.filter(pk__in=list(granted)).order_by("id").only("id", "slug", "mode")
     if request.spaces:
-        visible = visible.filter(slug__in=request.spaces)
-    spaces = list(visible.order_by("id").values_list("id", "slug"))
+        spaces = spaces.filter(slug__in=request.spaces)
+    spaces = list(spaces)
     if request.spaces:
-        missing = sorted(set(request.spaces) - {slug for _, slug in spaces})
+        missing = sorted(set(request.spaces) - {space.slug for space in spaces})
         if missing:
-            raise InvalidInput("Unknown spaces.", fields={"spaces": [f"No space '{s}'." for s in missing]})
+            # Reported like any other space the caller cannot see: as missing.
+            raise NotFound("Unknown spaces.", fields={"spaces": [f"No space '{s}'." for s in missing]})
+    policies = {space.pk: policy.policy(actor, space) for space in spaces}
+    # A recall leaves traces only when every space it names allows them (a capture_only
+    # or off space must not learn what was asked) and so does the user's own mode.
+    track = all(p.track for p in policies.values()) and policy.policy_for(policy.user_mode(actor)).track
+    silenced = [space.slug for space in spaces if not policies[space.pk].recall]
+    spaces = [space for space in spaces if policies[space.pk].recall]
+    visibility = access.memory_visibility(actor, {space.pk for space in spaces}, granted=granted)
     tags = tuple(sorted(set(request.filters.tags) | ({request.topic} if request.topic else set())))
-    scope = Scope(space_ids=tuple(space_id for space_id, _ in spaces),
-                  filters=replace(request.filters, tags=tags))
-    return scope, [slug for _, slug in spaces]
+    scope = Scope(space_ids=tuple(space.pk for space in spaces),
+                  filters=replace(request.filters, tags=tags), visibility=visibility)
+    return _ScopeAnswer(scope, [space.slug for space in spaces], track, silenced)
 
 
 def recall(*, actor, request: RecallRequest, use_cache: bool = True) -> RecallResult:
     """Run the pipeline for `actor`. Raises InvalidInput for requests it cannot serve."""
     timer = _Timer()
     started = time.perf_counter()
-    scope, slugs = timer.stage("scope", lambda: _scope(actor, request))
+    answer = timer.stage("scope", lambda: _scope(actor, request))
+    scope, slugs = answer.scope, answer.slugs
     query_text = build_query_text(request.context)
     if request.query_type in {"semantic", "task"} and not query_text:
         raise InvalidInput(
@@ -170,7 +196,7 @@ def recall(*, actor, request: RecallRequest, use_cache: bool = True) -> RecallRe
     cache_key = None
     if use_cache and scope.space_ids:
         generations = _generations(scope.space_ids)
-        cache_key = "sam:recall:" + request.cache_key(getattr(actor, "pk", None), scope.space_ids) + \
+        cache_key = "sam:recall:" + request.cache_key(getattr(actor, "pk", None), scope) + \
             ":" + ",".join(map(str, generations))
         hit = cache.get(cache_key)
         if hit is not None:
@@ -186,6 +212,7 @@ def recall(*, actor, request: RecallRequest, use_cache: bool = True) -> RecallRe
     else:
         result = _ranked(scope, request, profile, query_text, now, timer, slugs)
     result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
+    result.track, result.silenced = answer.track, answer.silenced
     if cache_key:
         cache.set(cache_key, result, timeout=settings.SAM_RECALL["CACHE_SECONDS"])
     return result
@@ -230,7 +257,7 @@ def candidates_with_signals(scope: Scope, request: RecallRequest, query_text: st
             for memory_id in timer.stage(f"channel_{name}", fetch):
                 candidate_ids.setdefault(memory_id, None)
         rows = timer.stage("signals", lambda: channels.candidate_rows(
-            list(candidate_ids), vector=vector, lexemes=plan.all_lexemes))
+            list(candidate_ids), vector=vector, tokens=plan.tokens))
 
     def signals_of_all() -> list[RankedItem]:
         query_words = set(channels.phrase_ngrams(query_text, max_words=1))
@@ -376,7 +403,7 @@ def _listing(scope: Scope, request: RecallRequest, profile: scoring.Profile, que
             f"SELECT m.id FROM memories_memory m JOIN memories_memorystats s ON s.memory_id = m.id "
             f"WHERE {where} ORDER BY {order} LIMIT %s", [*params, request.k])
         ids = [row[0] for row in cursor.fetchall()]
-    rows = {r["id"]: r for r in channels.candidate_rows(ids, vector=None, lexemes=[])}
+    rows = {r["id"]: r for r in channels.candidate_rows(ids, vector=None, tokens={})}
     items = []
     for memory_id in ids:
         row = rows[memory_id]

@@ -10,4 +10,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/v1/", include("memories.api.urls")),
     path("api/v1/", include("retrieval.api.urls")),
+    path("api/v1/", include("prd.api.urls")),
+    path("api/v1/", include("governance.audit.api.urls")),
+    path("api/v1/", include("governance.api.urls")),
 ]

@@ -21,6 +21,23 @@ def pytest_sessionfinish(session, exitstatus) -> None:
         embedded_db.stop(settings.SAM_EMBEDDED_DB_DIR)
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """Let the test database TRUNCATE the append-only audit table.
+
+    Transactional tests are cleaned up with TRUNCATE, which the audit table refuses
+    unless the database opts out (governance/audit/migrations/0002; docs/audit.md).
+    Only the test database ever sets this. Connections opened from now on pick it up.
+    """
+    from django.db import connection
+
+    with django_db_blocker.unblock():
+        with connection.cursor() as cursor:
+            name = connection.ops.quote_name(connection.settings_dict["NAME"])
+            cursor.execute(f"ALTER DATABASE {name} SET sam.audit_allow_truncate = 'on'")
+        connection.close()
+
+
 @pytest.fixture
 def user(db):
     return UserFactory(username="curator")
@@ -41,8 +58,9 @@ def anon() -> APIClient:
 
 
 @pytest.fixture
-def space(db):
-    return SpaceFactory(slug="webshop", name="Webshop")
+def space(user):
+    """A project space the `user` fixture owns."""
+    return SpaceFactory(slug="webshop", name="Webshop", members={user: "owner"})
 
 
 @pytest.fixture

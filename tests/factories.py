@@ -25,10 +25,22 @@ class SpaceFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Space
         django_get_or_create = ("slug",)
+        skip_postgeneration_save = True
 
     slug = factory.Sequence(lambda n: f"space-{n}")
     name = factory.LazyAttribute(lambda o: o.slug.replace("-", " ").title())
     kind = SpaceKind.PROJECT
+
+    @factory.post_generation
+    def members(space: Space, create: bool, extracted: dict | None, **kwargs: Any) -> None:
+        """SpaceFactory(members={user_or_group: "curator"}) grants roles through the service."""
+        from django.contrib.auth.models import Group
+
+        from governance.services import membership_grant
+
+        for principal, role in (extracted or {}).items():
+            who = {"group": principal} if isinstance(principal, Group) else {"user": principal}
+            membership_grant(actor=SYSTEM, space=space, role=role, **who)
 
 
 def make_memory(space: Space, **fields: Any) -> Memory:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.conf import settings
 from rest_framework import serializers
 
+from governance.modes import Mode, Retention
+from governance.roles import role_for_rank
 from memories.embeddings.registry import configured_model_name
 from memories.models import (
     DecayType,
@@ -24,18 +26,41 @@ class SpaceOutputSerializer(serializers.Serializer):
     name = serializers.CharField()
     kind = serializers.ChoiceField(choices=SpaceKind.choices)
     description = serializers.CharField()
+    mode = serializers.ChoiceField(choices=Mode.choices)
+    retention_days = serializers.IntegerField(allow_null=True)
+    redaction_allowlist = serializers.ListField(child=serializers.CharField())
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
 
 
-class SpaceCreateInputSerializer(serializers.Serializer):
+class DeletionReceiptSerializer(serializers.Serializer):
+    receipt_id = serializers.UUIDField()
+    kind = serializers.ChoiceField(choices=["forget", "delete"])
+    space = serializers.SlugField()
+    requested_by = serializers.CharField()
+    at = serializers.DateTimeField()
+    deleted = serializers.DictField(child=serializers.IntegerField(),
+                                    help_text="How many of each were removed")
+    digest = serializers.CharField(help_text="SHA-256 of the receipt's other fields")
+
+
+class SpaceSettingsSerializer(serializers.Serializer):
+    mode = serializers.ChoiceField(choices=Mode.choices, required=False)
+    retention_days = serializers.ChoiceField(choices=Retention.choices, allow_null=True,
+                                             required=False, help_text="7, 30, 90 or null (forever)")
+    redaction_allowlist = serializers.ListField(
+        child=serializers.CharField(max_length=200), max_length=500, required=False
+    )
+
+
+class SpaceCreateInputSerializer(SpaceSettingsSerializer):
     slug = serializers.SlugField(max_length=80)
     name = serializers.CharField(max_length=200)
     kind = serializers.ChoiceField(choices=SpaceKind.choices, default=SpaceKind.PROJECT)
     description = serializers.CharField(required=False, allow_blank=True, default="")
 
 
-class SpaceUpdateInputSerializer(serializers.Serializer):
+class SpaceUpdateInputSerializer(SpaceSettingsSerializer):
     name = serializers.CharField(max_length=200, required=False)
     kind = serializers.ChoiceField(choices=SpaceKind.choices, required=False)
     description = serializers.CharField(required=False, allow_blank=True)
@@ -123,6 +148,9 @@ class MemoryOutputSerializer(serializers.Serializer):
     decay_policy = DecayPolicySerializer()
     archive_flag = serializers.BooleanField(source="archived")
     archived_at = serializers.DateTimeField(allow_null=True)
+    restricted_to = serializers.SerializerMethodField(
+        help_text="The lowest role that may see this memory; null when the space's readers may."
+    )
     archive_reason = serializers.CharField()
     superseded_by = serializers.CharField(source="superseded_by_id", allow_null=True)
     version = serializers.IntegerField()
@@ -132,8 +160,21 @@ class MemoryOutputSerializer(serializers.Serializer):
     embeddings = EmbeddingRefSerializer(source="*")
 
 
+    def get_restricted_to(self, memory: Memory) -> str | None:
+        return role_for_rank(memory.visibility_rank)
+
+
+class SecurityContextSerializer(serializers.Serializer):
+    allowlist = serializers.ListField(
+        child=serializers.CharField(max_length=200), max_length=200, default=list,
+        help_text="Usernames and account ids redaction keeps for this request",
+    )
+
+
 class MemoryFieldsInputSerializer(serializers.Serializer):
     """Every editable field, all optional; subclasses say what is required."""
+
+    security_context = SecurityContextSerializer(required=False)
 
     title = serializers.CharField(required=False)
     content = serializers.CharField(required=False, trim_whitespace=False)
@@ -180,6 +221,10 @@ class MemoryWriteOutputSerializer(serializers.Serializer):
     memory = MemoryOutputSerializer()
     changelog_diff = serializers.ListField(child=serializers.DictField())
     suggested_fields = serializers.ListField(child=serializers.CharField())
+    redaction_report = serializers.ListField(
+        child=serializers.DictField(), help_text="[{path, kind, pattern, start, end}] per redaction"
+    )
+    persisted = serializers.BooleanField(help_text="False when an incognito mode kept nothing")
 
 
 class MemoryReasonInputSerializer(serializers.Serializer):
@@ -233,6 +278,9 @@ class MemoryBulkRowSerializer(serializers.Serializer):
     index = serializers.IntegerField()
     ok = serializers.BooleanField()
     id = serializers.CharField(required=False)
+    persisted = serializers.BooleanField(required=False,
+                                         help_text="False when an incognito mode kept nothing")
+    redaction_report = serializers.ListField(child=serializers.DictField(), required=False)
     errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()),
                                    required=False)
 

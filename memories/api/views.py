@@ -16,6 +16,8 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from governance import retention
+from governance.modes import WriteOutcome
 from memories import selectors, services
 from memories.api import serializers as s
 from memories.schema import MEMORY_ENTRY_SCHEMA
@@ -29,12 +31,15 @@ ERRORS = {
 
 
 def _write_answer(memory, *, changelog=(), suggested=(), code=status.HTTP_200_OK) -> Response:
+    persisted = getattr(memory, "persisted", not memory._state.adding)
     body = {
         "memory": s.MemoryOutputSerializer(memory).data,
         "changelog_diff": list(changelog),
         "suggested_fields": list(suggested),
+        "redaction_report": list(getattr(memory, "redaction_report", [])),
+        "persisted": persisted,
     }
-    return Response(body, status=code)
+    return Response(body, status=code if persisted else status.HTTP_200_OK)
 
 
 class SpaceViewSet(viewsets.ViewSet):
@@ -66,6 +71,17 @@ class SpaceViewSet(viewsets.ViewSet):
         data.is_valid(raise_exception=True)
         space = services.space_update(actor=request.user, slug=slug, changes=data.validated_data)
         return Response(s.SpaceOutputSerializer(space).data)
+
+    @extend_schema(responses={200: s.DeletionReceiptSerializer, **ERRORS},
+                   summary="Delete a space, its memories and its data keys (owners)")
+    def destroy(self, request: Request, slug: str) -> Response:
+        return Response(retention.space_delete(actor=request.user, slug=slug))
+
+    @extend_schema(request=None, responses={200: s.DeletionReceiptSerializer, **ERRORS},
+                   summary="Forget everything in a user space and return a deletion receipt")
+    @action(detail=True, methods=["post"])
+    def forget(self, request: Request, slug: str) -> Response:
+        return Response(retention.space_forget(actor=request.user, slug=slug))
 
 
 class MemoryViewSet(viewsets.ViewSet):
@@ -106,8 +122,11 @@ class MemoryViewSet(viewsets.ViewSet):
     def create(self, request: Request) -> Response:
         data = s.MemoryCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        memory, suggested = services.memory_create(actor=request.user, data=data.validated_data)
-        memory = selectors.memory_get(actor=request.user, memory_id=memory.id)
+        created, suggested = services.memory_create(actor=request.user, data=data.validated_data)
+        memory = created
+        if not created._state.adding:
+            memory = selectors.memory_get(actor=request.user, memory_id=created.id)
+            memory.redaction_report = created.redaction_report
         return _write_answer(memory, suggested=suggested, code=status.HTTP_201_CREATED)
 
     @extend_schema(responses={200: s.MemoryOutputSerializer, **ERRORS}, summary="Get a memory")
@@ -221,13 +240,17 @@ class MemoryViewSet(viewsets.ViewSet):
             result = services.memory_bulk_create(
                 actor=request.user, items=[item for _, item in valid_items], atomic=atomic
             )
-            created = iter(result.created)
+            created, discarded = iter(result.created), iter(result.discarded)
             result_rows = []
             for (index, _), row in zip(valid_items, result.rows, strict=True):
                 if row.errors:
                     shape_errors[index] = row.errors
                 elif not (atomic and result.failed):
-                    result_rows.append({"index": index, "ok": True, "id": next(created).id})
+                    kept = row.outcome is WriteOutcome.STORE
+                    memory = next(created) if kept else next(discarded)
+                    result_rows.append({"index": index, "ok": True, "id": memory.id,
+                                        "persisted": kept,
+                                        "redaction_report": row.redaction_report})
         results = sorted(
             result_rows + [{"index": i, "ok": False, "errors": e} for i, e in shape_errors.items()],
             key=lambda r: r["index"],

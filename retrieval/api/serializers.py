@@ -137,6 +137,11 @@ class RecallDataSerializer(serializers.Serializer):
     candidates = serializers.IntegerField()
     trimmed = serializers.IntegerField()
     cached = serializers.BooleanField()
+    tracked = serializers.BooleanField(help_text="False when a memory mode kept this recall off the record")
+    silenced_spaces = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Requested spaces whose mode (capture_only, off) skips recall",
+    )
     timings_ms = serializers.DictField(child=serializers.FloatField())
 
 

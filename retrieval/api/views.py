@@ -62,7 +62,7 @@ def ranked_item(item: pipeline.RankedItem) -> dict[str, Any]:
     }
 
 
-def envelope(result: pipeline.RecallResult) -> dict[str, Any]:
+def envelope(result: pipeline.RecallResult, *, redaction_report: list | None = None) -> dict[str, Any]:
     items = [ranked_item(item) for item in result.items]
     if items:
         headline = f"{len(items)} memor{'y' if len(items) == 1 else 'ies'} recalled"
@@ -73,7 +73,8 @@ def envelope(result: pipeline.RecallResult) -> dict[str, Any]:
         "ok": True,
         "ui_summary": {"headline": headline,
                        "items": [f"{i['title']}: {i['rationale']}" for i in items]},
-        "redaction_report": [],
+        # What was redacted from the query before the recall event stored it.
+        "redaction_report": redaction_report or [],
         "data": {
             "ranked_memory_list": items,
             "suggested_follow_up_actions": result.follow_ups,
@@ -83,6 +84,8 @@ def envelope(result: pipeline.RecallResult) -> dict[str, Any]:
             "candidates": result.candidates,
             "trimmed": result.trimmed,
             "cached": result.cached,
+            "tracked": result.track,
+            "silenced_spaces": result.silenced,
             "timings_ms": result.timings_ms,
         },
     }
@@ -97,10 +100,11 @@ class RecallView(APIView):
         data = s.RecallInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         result = pipeline.recall(actor=request.user, request=recall_request(data.validated_data))
+        event = None
         if data.validated_data["track"]:
-            services.recall_record(actor=request.user, result=result,
-                                   active_task=data.validated_data.get("active_task", ""))
-        return Response(envelope(result))
+            event = services.recall_record(actor=request.user, result=result,
+                                           active_task=data.validated_data.get("active_task", ""))
+        return Response(envelope(result, redaction_report=getattr(event, "redaction_report", [])))
 
 
 class ContextPackView(APIView):

@@ -58,3 +58,9 @@ class Conflict(DomainError):
 
     status_code = 409
     code = "conflict"
+
+
+class ModeRefusesWrites(Conflict):
+    """The space's or the user's memory mode (paused, off) forbids writing now."""
+
+    code = "mode_refuses_writes"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
@@ -11,7 +12,10 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from governance.crypto.errors import CryptoError
 from samsite.api.errors import DomainError
+
+logger = logging.getLogger(__name__)
 
 
 def flatten_errors(detail: Any, prefix: str = "") -> dict[str, list[str]]:
@@ -48,6 +52,11 @@ def error_body(code: str, message: str, fields: dict[str, list[str]] | None = No
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, CryptoError):
+        # Never answer with garbage: a missing or wrong key stops the request, loudly.
+        logger.error("encryption key problem: %s", exc)
+        return Response(error_body("encryption_key_error", str(exc)),
+                        status=status.HTTP_503_SERVICE_UNAVAILABLE)
     if isinstance(exc, DomainError):
         return Response(
             error_body(exc.code, exc.message, exc.fields, **exc.extra), status=exc.status_code

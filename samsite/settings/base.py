@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "django_q",
     "guardian",
     "governance",
+    "governance.audit",
     "memories",
     "prd",
     "retrieval",
@@ -39,6 +40,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # First after security, so every response (errors included) carries its request id.
+    "governance.audit.middleware.RequestIdMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -148,6 +151,12 @@ SPECTACULAR_SETTINGS = {
         "SpaceKindEnum": "memories.models.SpaceKind",
         "SourceTypeEnum": "memories.models.SourceType",
         "DecayTypeEnum": "memories.models.DecayType",
+        "PRDExecutionStatusEnum": "prd.models.ExecutionStatus",
+        "PRDEventTypeEnum": "prd.models.EventType",
+        "ThinkingChainStatusEnum": "prd.models.ChainStatus",
+        "RoleEnum": "governance.roles.Role",
+        "ModeEnum": "governance.modes.Mode",
+        "RestrictedRoleEnum": "governance.api.serializers.RESTRICT_CHOICES",
     },
 }
 
@@ -204,6 +213,20 @@ SAM_EMBEDDING = {
 # The vector column's width. Fixed per install: changing the model to one with other
 # dimensions goes through `manage.py sam_reembed --dims N`.
 SAM_EMBEDDING_DIMS = env_int("SAM_EMBEDDING_DIMS", 384)
+
+# Narratives of completed PRD executions and thinking chains. "extractive" needs no
+# network and no model; "openai" is any OpenAI-compatible /chat/completions endpoint, and
+# falls back to the extractive summary (retried later) when it fails or times out.
+SAM_SUMMARIZER = {
+    "PROVIDER": env_str("SAM_SUMMARIZER_PROVIDER", "extractive"),
+    "MODEL": env_str("SAM_SUMMARIZER_MODEL", ""),
+    "URL": env_str("SAM_SUMMARIZER_URL", ""),
+    "API_KEY": env_str("SAM_SUMMARIZER_API_KEY", ""),
+    "TIMEOUT_SECONDS": env_float("SAM_SUMMARIZER_TIMEOUT_SECONDS", 20.0),
+    "MAX_CHARS": env_int("SAM_SUMMARIZER_MAX_CHARS", 1500),
+    "MAX_ATTEMPTS": env_int("SAM_SUMMARIZER_MAX_ATTEMPTS", 4),
+    "RETRY_BASE_SECONDS": env_float("SAM_SUMMARIZER_RETRY_BASE_SECONDS", 60.0),
+}
 
 SAM_EXTRA_KINDS = env_list("SAM_EXTRA_KINDS")
 SAM_RECALL = {

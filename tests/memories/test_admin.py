@@ -109,6 +109,7 @@ def test_an_admin_add_goes_through_the_create_service(admin_client, space):
     )
     response = admin_client.post(reverse("admin:memories_memory_add"), data)
     assert response.status_code == 302, response.context["adminform"].form.errors
-    created = Memory.objects.get(title="Added in admin")
+    created = Memory.objects.get(space=space)
+    assert created.title == "Added in admin"
     assert created.canonical_phrases[0] == "added in admin"
     assert created.versions.count() == 1

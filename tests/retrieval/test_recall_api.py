@@ -102,9 +102,11 @@ def test_recall_only_looks_in_the_requested_spaces_and_skips_archived(api, store
     ids = {m["id"] for m in recall(api, query="snackbar alerts", spaces=["webshop"], k=10)
            ["data"]["ranked_memory_list"]}
     assert store["MudSnackbar preferred for alerts"].id not in ids
-    bad = api.post("/api/v1/recall/", {"query": "x", "spaces": ["nowhere"]}, format="json")
-    assert bad.status_code == 400
-    assert bad.json()["error"]["fields"] == {"spaces": ["No space 'nowhere'."]}
+    # A space that does not exist and one the caller holds no role in answer alike.
+    for slug in ("nowhere", "elsewhere"):
+        bad = api.post("/api/v1/recall/", {"query": "x", "spaces": [slug]}, format="json")
+        assert bad.status_code == 404
+        assert bad.json()["error"]["fields"] == {"spaces": [f"No space '{slug}'."]}
 
 
 def test_a_memory_is_recalled_by_text_before_its_embedding_is_ready(api, space):

@@ -1,4 +1,12 @@
-"""Issue an API token: `manage.py sam_token --user alice [--name laptop] [--expires-days 90]`."""
+"""Issue an API token.
+
+    manage.py sam_token --user alice [--name laptop] [--expires-days 90]
+    manage.py sam_token --user ci-agent --create-user --space webshop --role contributor
+
+`--space` (repeatable) makes the token work only in those spaces; `--role` caps what it
+may do there. With --create-user and --space, the new account is also given that role
+(contributor when no role is named) in each space, as an agent's service account.
+"""
 
 from datetime import timedelta
 
@@ -6,7 +14,10 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from governance.services import api_token_issue
+from governance.access import SYSTEM
+from governance.roles import Role
+from governance.services import api_token_issue, membership_grant
+from memories.models import Space
 
 
 class Command(BaseCommand):
@@ -19,9 +30,17 @@ class Command(BaseCommand):
                             help="Days until the token stops working (default: never).")
         parser.add_argument("--create-user", action="store_true",
                             help="Create the user (without a password) if missing, e.g. for an agent.")
+        parser.add_argument("--space", action="append", default=[],
+                            help="Limit the token to this space (repeat for several).")
+        parser.add_argument("--role", choices=Role.values, default="",
+                            help="Cap the token at this role.")
 
     def handle(self, *args, user: str, name: str, expires_days: int | None, create_user: bool,
-               **options) -> None:
+               space: list[str], role: str, **options) -> None:
+        spaces = list(Space.objects.filter(slug__in=space))
+        missing = sorted(set(space) - {s.slug for s in spaces})
+        if missing:
+            raise CommandError(f"No space {', '.join(missing)}.")
         User = get_user_model()
         account = User.objects.filter(username=user).first()
         if account is None:
@@ -30,6 +49,8 @@ class Command(BaseCommand):
             account = User.objects.create_user(username=user)
             account.set_unusable_password()
             account.save(update_fields=["password"])
+            for target in spaces:
+                membership_grant(actor=SYSTEM, space=target, user=account, role=role or Role.CONTRIBUTOR)
         expires_at = timezone.now() + timedelta(days=expires_days) if expires_days else None
-        _, raw = api_token_issue(user=account, name=name, expires_at=expires_at)
+        _, raw = api_token_issue(user=account, name=name, expires_at=expires_at, spaces=spaces, role=role)
         self.stdout.write(raw)

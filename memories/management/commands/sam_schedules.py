@@ -16,6 +16,17 @@ SCHEDULES = [
         "schedule_type": Schedule.MINUTES,
         "minutes": 30,
     },
+    {
+        "name": "sam: finish PRD formation, compaction and chain summaries left behind",
+        "func": "prd.tasks.prd_sweep",
+        "schedule_type": Schedule.MINUTES,
+        "minutes": 5,
+    },
+    {
+        "name": "sam: apply space retention windows",
+        "func": "governance.tasks.retention_sweep",
+        "schedule_type": Schedule.HOURLY,
+    },
 ]
 
 

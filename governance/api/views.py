@@ -1,0 +1,118 @@
+"""Governance API: who holds which role in a space, restricted tags, restricted memories, modes."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import Group
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from governance import access, services
+from governance.api import serializers as s
+from governance.models import RestrictedTag, SpaceMembership, UserMemorySettings
+from governance.modes import Mode
+from samsite.api.errors import NotFound
+
+ERRORS = {
+    400: OpenApiResponse(description="Invalid input: {error: {code, message, fields}}"),
+    403: OpenApiResponse(description="Visible to you, but you may not change it"),
+    404: OpenApiResponse(description="Not found (or not visible to you)"),
+}
+
+
+def _principal(user: str | None, group: str | None) -> dict:
+    if user is not None:
+        return {"user": services.user_lookup(user)}
+    found = Group.objects.filter(name=group).first()
+    if found is None:
+        raise NotFound(f"No group '{group}'.")
+    return {"group": found}
+
+
+class SpaceMembersView(APIView):
+    @extend_schema(responses={200: s.MembershipOutputSerializer(many=True), **ERRORS},
+                   summary="List a space's members and their roles")
+    def get(self, request: Request, slug: str) -> Response:
+        space = access.access_space(request.user, slug=slug)
+        rows = SpaceMembership.objects.filter(space=space).select_related("user", "group", "granted_by")
+        return Response(s.MembershipOutputSerializer(rows, many=True).data)
+
+    @extend_schema(request=s.MembershipInputSerializer,
+                   responses={200: s.MembershipOutputSerializer, **ERRORS},
+                   summary="Give a user or group a role in a space (replaces their old role)")
+    def post(self, request: Request, slug: str) -> Response:
+        space = access.access_space(request.user, slug=slug, action="manage")
+        data = s.MembershipInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        who = _principal(data.validated_data.get("user"), data.validated_data.get("group"))
+        membership = services.membership_grant(actor=request.user, space=space,
+                                               role=data.validated_data["role"], **who)
+        return Response(s.MembershipOutputSerializer(membership).data)
+
+
+class SpaceMemberView(APIView):
+    @extend_schema(responses={204: None, **ERRORS}, summary="Take a user's or group's role away")
+    def delete(self, request: Request, slug: str, kind: str, name: str) -> Response:
+        space = access.access_space(request.user, slug=slug, action="manage")
+        who = _principal(name if kind == "user" else None, name if kind == "group" else None)
+        if not services.membership_revoke(actor=request.user, space=space, **who):
+            raise NotFound(f"{kind} '{name}' holds no role in '{slug}'.")
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class RestrictedTagsView(APIView):
+    @extend_schema(responses={200: s.RestrictedTagSerializer(many=True), **ERRORS},
+                   summary="List a space's restricted tags")
+    def get(self, request: Request, slug: str) -> Response:
+        space = access.access_space(request.user, slug=slug, action="manage")
+        return Response(s.RestrictedTagSerializer(RestrictedTag.objects.filter(space=space), many=True).data)
+
+    @extend_schema(request=s.RestrictedTagSerializer,
+                   responses={200: s.RestrictedTagSerializer, **ERRORS},
+                   summary="Hide memories with a tag from roles below min_role")
+    def post(self, request: Request, slug: str) -> Response:
+        space = access.access_space(request.user, slug=slug, action="manage")
+        data = s.RestrictedTagSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        row = services.restricted_tag_set(actor=request.user, space=space, **data.validated_data)
+        return Response(s.RestrictedTagSerializer(row).data)
+
+
+class RestrictedTagView(APIView):
+    @extend_schema(responses={204: None, **ERRORS}, summary="Lift a tag restriction")
+    def delete(self, request: Request, slug: str, tag: str) -> Response:
+        space = access.access_space(request.user, slug=slug, action="manage")
+        if not services.restricted_tag_remove(actor=request.user, space=space, tag=tag):
+            raise NotFound(f"Tag '{tag}' is not restricted in '{slug}'.")
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MemoryRestrictView(APIView):
+    @extend_schema(request=s.MemoryRestrictInputSerializer,
+                   responses={200: s.MemoryRestrictInputSerializer, **ERRORS},
+                   summary="Restrict one memory to a role and above (null lifts it)")
+    def post(self, request: Request, pk: str) -> Response:
+        data = s.MemoryRestrictInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.memory_restrict(actor=request.user, memory_id=pk,
+                                 min_role=data.validated_data["restricted_to"],
+                                 reason=data.validated_data["reason"])
+        return Response({"restricted_to": data.validated_data["restricted_to"],
+                         "reason": data.validated_data["reason"]})
+
+
+class MyModeView(APIView):
+    @extend_schema(responses={200: s.ModeSerializer}, summary="Your own memory mode")
+    def get(self, request: Request) -> Response:
+        row = UserMemorySettings.objects.filter(user=request.user).first()
+        return Response({"mode": row.mode if row else Mode.ASSIST})
+
+    @extend_schema(request=s.ModeSerializer, responses={200: s.ModeSerializer, 400: ERRORS[400]},
+                   summary="Set your own memory mode (applies on top of each space's mode)")
+    def put(self, request: Request) -> Response:
+        data = s.ModeSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        row = services.user_mode_set(actor=request.user, user=request.user, mode=data.validated_data["mode"])
+        return Response({"mode": row.mode})

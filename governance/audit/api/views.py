@@ -1,0 +1,66 @@
+"""Audit timelines: query serializer -> one selector call -> paginated output."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from governance.audit import selectors
+from governance.audit.api import serializers as s
+from samsite.api.pagination import StandardPagination
+
+ERRORS = {
+    400: OpenApiResponse(description="Invalid filters: {error: {code, message, fields}}"),
+    401: OpenApiResponse(description="No or invalid credentials"),
+    403: OpenApiResponse(description="You may see this but not read its audit timeline"),
+    404: OpenApiResponse(description="Not found (or not visible to you)"),
+}
+DESCRIPTION = (
+    "Audit events (with what changed) and recall events (with the query, the memory's rank, "
+    "score, signals and rationale), newest first. Filter with `action` (comma-separated; "
+    "`recall` for recall events), `after` (inclusive) and `before` (exclusive)."
+)
+
+
+def _filters(request: Request) -> selectors.TimelineFilters:
+    query = s.AuditTimelineQuerySerializer(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    values = query.validated_data
+    return selectors.TimelineFilters(
+        actions=tuple(values.get("action", ())), after=values.get("after"), before=values.get("before")
+    )
+
+
+class _TimelineView(APIView):
+    pagination_class = StandardPagination
+
+    def _page(self, request: Request, timeline: selectors.Timeline) -> Response:
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(timeline, request, view=self)
+        return paginator.get_paginated_response(s.TimelineItemOutputSerializer(page, many=True).data)
+
+
+class MemoryTimelineView(_TimelineView):
+    @extend_schema(
+        parameters=[OpenApiParameter("id", str, OpenApiParameter.PATH, description="Memory id."),
+                    s.AuditTimelineQuerySerializer],
+        responses={200: s.TimelineItemOutputSerializer(many=True), **ERRORS},
+        summary="A memory's audit timeline", description=DESCRIPTION,
+    )
+    def get(self, request: Request, id: str) -> Response:
+        timeline = selectors.memory_timeline(actor=request.user, memory_id=id, filters=_filters(request))
+        return self._page(request, timeline)
+
+
+class SpaceTimelineView(_TimelineView):
+    @extend_schema(
+        parameters=[OpenApiParameter("slug", str, OpenApiParameter.PATH, description="Space slug."),
+                    s.AuditTimelineQuerySerializer],
+        responses={200: s.TimelineItemOutputSerializer(many=True), **ERRORS},
+        summary="A space's audit timeline", description=DESCRIPTION,
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        timeline = selectors.space_timeline(actor=request.user, slug=slug, filters=_filters(request))
+        return self._page(request, timeline)

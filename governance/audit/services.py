@@ -1,0 +1,149 @@
+"""Appending to the audit log.
+
+`audit_record` is the one way rows get into the log. Call it from a service, inside the
+transaction that makes the change, after the change's own row locks are taken: the
+append then commits or rolls back with the change, and the chain lock it takes is held
+until that commit (see docs/audit.md, "For callers").
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import connection, transaction
+from django.db.models import Model
+from django.utils import timezone
+
+from governance import access
+from governance.audit.chain import GENESIS_HASH, HASHED_FIELDS
+from governance.audit.models import PAYLOAD_CONTEXT, AuditAction, AuditEvent
+from governance.audit.request_id import current_request_id
+from governance.crypto import cipher
+
+# pg_advisory_xact_lock key that serialises appends: the bytes of "samaudit" as a bigint.
+CHAIN_LOCK_KEY = int.from_bytes(b"samaudit", "big")
+
+
+def audit_record(
+    action: str,
+    *,
+    actor,
+    space=None,
+    target: Model | None = None,
+    target_type: str | None = None,
+    target_id: str | int | None = None,
+    before: Any = None,
+    after: Any = None,
+    changes: list[dict[str, Any]] | None = None,
+    note: str = "",
+    request_id: str | None = None,
+) -> AuditEvent:
+    """Append one event to the audit chain and return it.
+
+    - `action`: an AuditAction value; anything else raises ValueError.
+    - `actor`: a user, None / AnonymousUser, or governance.access.SYSTEM.
+    - `target`: a saved model instance (type = model name, id = pk); or name it with
+      `target_type` and `target_id`, which also override what `target` gives. Record a
+      delete before calling `.delete()`, which clears the instance's pk.
+    - `space`: the Space the change happened in; when omitted it is taken from a Space
+      target or from the target's `space`.
+    - `before`, `after`, `changes`, `note`: the payload, JSON-serialisable (datetimes,
+      decimals and UUIDs become strings), stored sealed under the space's data key.
+    - `request_id`: defaults to the id of the request being served (RequestIdMiddleware).
+
+    Runs in the caller's transaction (starting one if there is none), so a rolled-back
+    write leaves no audit row.
+    """
+    spaces = _space_columns(space if space is not None else _space_of(target))
+    payload = _payload(before=before, after=after, changes=changes, note=note)
+    event = AuditEvent(
+        action=AuditAction(action).value,
+        **_actor_columns(actor),
+        **_target_columns(target, target_type, target_id),
+        **spaces,
+        request_id=request_id if request_id is not None else (current_request_id() or ""),
+        # Sealed before the chain lock: encryption needs no lock and may load the data key.
+        payload=cipher.seal_json(spaces["space_id"], payload, context=PAYLOAD_CONTEXT),
+    )
+    # Shape checks only; no query (full_clean would run one per check constraint).
+    event.clean_fields(exclude=["at", "prev_hash", "hash"])
+    # savepoint=False: inside a caller's transaction this costs no extra round trips; a
+    # failure here fails the caller's write, which is what an audited write should do.
+    with transaction.atomic(savepoint=False):
+        with connection.cursor() as cursor:
+            # Held until the transaction ends, so no other append can read the same head.
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [CHAIN_LOCK_KEY])
+        # A separate statement, so under READ COMMITTED its snapshot is taken after the
+        # lock was granted and sees the event of whoever held it before.
+        head = AuditEvent.objects.order_by("-id").values_list("hash", flat=True).first()
+        event.prev_hash = head or GENESIS_HASH
+        # Stamped under the lock, so times rise with the chain as long as the clock does.
+        event.at = timezone.now()
+        _fix_stored_values(event)
+        event.hash = event.computed_hash()
+        # raw: store exactly the values just hashed, without running pre_save again.
+        event.save_base(raw=True, force_insert=True)
+    return event
+
+
+def _fix_stored_values(event: AuditEvent) -> None:
+    """Replace each hashed value by what its field hands the database.
+
+    For today's fields that is the value itself (the payload arrives sealed). A field type
+    that transformed values on the way in would otherwise be hashed as one thing and
+    stored as another.
+    """
+    for name in HASHED_FIELDS:
+        field = AuditEvent._meta.get_field(name)
+        setattr(event, field.attname, field.pre_save(event, add=True))
+
+
+def _actor_columns(actor) -> dict[str, Any]:
+    user = access.user_or_none(actor)
+    if user is not None:
+        return {"actor_id": user.pk, "actor_label": user.get_username()}
+    return {"actor_id": None, "actor_label": "system" if actor is access.SYSTEM else "anonymous"}
+
+
+def _target_columns(target: Model | None, target_type: str | None,
+                    target_id: str | int | None) -> dict[str, str]:
+    kind, pk = "", ""
+    if target is not None:
+        if target.pk is None and target_id is None:
+            raise ValueError("The target has no pk (deleted?): record before deleting, or pass target_id.")
+        kind, pk = target._meta.model_name or "", str(target.pk)
+    if target_type is not None:
+        kind = target_type
+    if target_id is not None:
+        pk = str(target_id)
+    return {"target_type": kind, "target_id": pk}
+
+
+def _space_of(target: Model | None):
+    if target is None:
+        return None
+    if target._meta.label_lower == "memories.space":
+        return target
+    if getattr(target, "space_id", None) is not None:
+        return target.space  # type: ignore[attr-defined]
+    return None
+
+
+def _space_columns(space) -> dict[str, Any]:
+    if space is None:
+        return {"space_id": None, "space_slug": ""}
+    return {"space_id": space.pk, "space_slug": space.slug}
+
+
+def _payload(*, before: Any, after: Any, changes: Any, note: str) -> dict[str, Any]:
+    payload: dict[str, Any] = {}
+    for key, value in (("before", before), ("after", after), ("changes", changes)):
+        if value is not None:
+            payload[key] = value
+    if note:
+        payload["note"] = note
+    # Plain JSON data, so what payload_data hands back equals what was recorded
+    # (a datetime comes back as the ISO string DjangoJSONEncoder made of it).
+    return json.loads(json.dumps(payload, cls=DjangoJSONEncoder, allow_nan=False))

@@ -1,0 +1,50 @@
+"""Turning existing plaintext columns into sealed ones, for data migrations.
+
+Used with SeparateDatabaseAndState: the state operations say the field is now sealed,
+and seal_columns() does the database side row by row, under each row's space key.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from governance.crypto import cipher
+
+CHUNK = 500
+
+
+def _as_json(value: Any) -> Any:
+    # jsonb may come back as text; arrays come back as lists.
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def seal_columns(schema_editor, *, table: str, columns: dict[str, str], space_sql: str,
+                 join: str = "", pk: str = "id") -> None:
+    """Replace each column of `table` by its sealed form. `columns` maps name -> "text"|"json";
+    `space_sql` selects the sealing space id of a row (NULL for the system key)."""
+    quote = schema_editor.quote_name
+    with schema_editor.connection.cursor() as cursor:
+        for column in columns:
+            cursor.execute(f"ALTER TABLE {quote(table)} ADD COLUMN {quote(column + '__sealed')} bytea")
+        names = ", ".join(f"t.{quote(c)}" for c in columns)
+        cursor.execute(f"SELECT t.{quote(pk)}, {space_sql}, {names} FROM {quote(table)} t {join}")
+        rows = cursor.fetchall()
+        assignments = ", ".join(f"{quote(c + '__sealed')} = %s" for c in columns)
+        for start in range(0, len(rows), CHUNK):
+            params = []
+            for row_pk, space_id, *values in rows[start:start + CHUNK]:
+                sealed = []
+                for (column, kind), value in zip(columns.items(), values, strict=True):
+                    context = f"{table}.{column}"
+                    if kind == "json":
+                        sealed.append(cipher.seal_json(space_id, _as_json(value), context=context))
+                    else:
+                        sealed.append(cipher.seal_text(space_id, value or "", context=context))
+                params.append([*sealed, row_pk])
+            cursor.executemany(f"UPDATE {quote(table)} SET {assignments} WHERE {quote(pk)} = %s", params)
+        for column in columns:
+            cursor.execute(f"ALTER TABLE {quote(table)} DROP COLUMN {quote(column)}")
+            cursor.execute(f"ALTER TABLE {quote(table)} RENAME COLUMN {quote(column + '__sealed')} "
+                           f"TO {quote(column)}")
+            cursor.execute(f"ALTER TABLE {quote(table)} ALTER COLUMN {quote(column)} SET NOT NULL")

@@ -1,0 +1,65 @@
+"""Memory modes (seeds 003, 004): what SAM may capture and recall, per space and per user.
+
+Each mode is a policy of three answers: what happens to a write, whether recall answers,
+and whether a recall may leave traces (access counters, recall events, audit rows).
+When a space and a user both have a mode, each answer takes the stricter of the two.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+from django.db import models
+
+
+class Mode(models.TextChoices):
+    ASSIST = "assist", "assist: capture and recall"
+    CAPTURE_ONLY = "capture_only", "capture only: store, never recall"
+    PAUSED = "paused", "paused: the store is read-only until resumed"
+    INCOGNITO = "incognito", "incognito: answer, but write nothing durable"
+    OFF = "off", "off: no capture, no recall"
+
+
+class WriteOutcome(IntEnum):
+    """Ordered from most to least permissive, so the stricter of two is the max."""
+
+    STORE = 0
+    DISCARD = 1   # accepted and answered, nothing kept
+    REFUSE = 2    # rejected with 409
+
+
+@dataclass(frozen=True)
+class Policy:
+    write: WriteOutcome
+    recall: bool
+    track: bool
+
+    def stricter(self, other: Policy) -> Policy:
+        return Policy(write=max(self.write, other.write), recall=self.recall and other.recall,
+                      track=self.track and other.track)
+
+
+POLICIES: dict[str, Policy] = {
+    Mode.ASSIST: Policy(WriteOutcome.STORE, recall=True, track=True),
+    Mode.CAPTURE_ONLY: Policy(WriteOutcome.STORE, recall=False, track=False),
+    Mode.PAUSED: Policy(WriteOutcome.REFUSE, recall=True, track=False),
+    Mode.INCOGNITO: Policy(WriteOutcome.DISCARD, recall=True, track=False),
+    Mode.OFF: Policy(WriteOutcome.REFUSE, recall=False, track=False),
+}
+
+
+def policy_for(*modes: str) -> Policy:
+    """The combined policy of several modes (a space's and a user's)."""
+    result = POLICIES[Mode.ASSIST]
+    for mode in modes:
+        result = result.stricter(POLICIES[mode])
+    return result
+
+
+class Retention(models.IntegerChoices):
+    """How long a space keeps memories after their last change; None is forever."""
+
+    DAYS_7 = 7, "7 days"
+    DAYS_30 = 30, "30 days"
+    DAYS_90 = 90, "90 days"

@@ -1,0 +1,46 @@
+"""The memory-mode policy that applies to one actor in one space.
+
+Writes and recall ask here before touching the store; see governance.modes for what
+each mode allows and how a space's mode and a user's mode combine.
+"""
+
+from __future__ import annotations
+
+from django.apps import apps
+
+from governance.access import user_or_none
+from governance.modes import Mode, Policy, WriteOutcome, policy_for
+from samsite.api.errors import ModeRefusesWrites
+
+
+def user_mode(actor) -> str:
+    """The actor's own mode; jobs and commands (SYSTEM) always assist."""
+    user = user_or_none(actor)
+    if user is None:
+        return Mode.ASSIST
+    cached = getattr(user, "_sam_mode", None)
+    if cached is None:
+        UserMemorySettings = apps.get_model("governance", "UserMemorySettings")
+        cached = (UserMemorySettings.objects.filter(user=user).values_list("mode", flat=True).first()
+                  or Mode.ASSIST)
+        # One lookup per request: DRF builds a fresh user object for every request.
+        user._sam_mode = cached
+    return cached
+
+
+def policy(actor, space) -> Policy:
+    return policy_for(space.mode, user_mode(actor))
+
+
+def write_outcome(actor, space) -> WriteOutcome:
+    """STORE or DISCARD for a write to `space`; raises Conflict (409) when the mode refuses."""
+    outcome = policy(actor, space).write
+    if outcome is WriteOutcome.REFUSE:
+        raise ModeRefusesWrites(refusal_message(actor, space))
+    return outcome
+
+
+def refusal_message(actor, space) -> str:
+    mode = space.mode if space.mode in (Mode.PAUSED, Mode.OFF) else user_mode(actor)
+    whose = f"Space '{space.slug}'" if mode == space.mode else "Your memory"
+    return f"{whose} is {mode}: nothing can be written until it is resumed."

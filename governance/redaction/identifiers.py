@@ -1,0 +1,138 @@
+"""Account ids and usernames: @mentions, "username: x", "user id 12345", "account #1234-5678",
+Slack member ids, AWS account ids in ARNs and in context, customer ids such as cus_XXXX.
+
+Numbers and handles are everywhere in technical notes (issue numbers, ports, decorators, npm
+scopes), so every rule needs a cue: an "@" in a mention position, a word such as "account" or
+"username" right before the value, or a vendor's id format.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from .findings import Candidate
+from .scan import Scan
+
+PRIORITY_FORMAT = 75
+PRIORITY_CUE = 70
+PRIORITY_MENTION = 65
+
+_MENTION = re.compile(
+    r"(?<![\w@./:+\]-])@(?P<handle>[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,38}[A-Za-z0-9_])?)(?!\.?[\w@/(-])"
+)
+# Decorators, annotations, CSS at-rules, doc tags and broadcast mentions share the @word shape.
+_AT_WORDS = frozenset(
+    """
+    property cached_property staticmethod classmethod abstractmethod dataclass override overload final
+    contextmanager asynccontextmanager lru_cache cache wraps receiver login_required permission_required
+    csrf_exempt require_post require_get require_http_methods api_view action extend_schema
+    shared_task task periodic_task fixture parametrize pytest app router bp blueprint click typer
+    deprecated component injectable input output ngmodule hostlistener viewchild directive pipe
+    entity column table id test before after beforeeach aftereach autowired service repository bean
+    configuration controller restcontroller getmapping postmapping requestmapping transactional value
+    media import keyframes font-face supports layer apply tailwind use forward mixin include extend
+    each if else for function return returns param params type typedef throws see since example
+    author todo note everyone here channel all latest next types angular babel vue react nestjs
+    testing-library admin functools classproperty register display receiver websocket sync_to_async
+    """.split()
+)
+# "<@U024BE7LH|name>" in Slack's raw format, or a bare id with a digit after the U/W (or three digits).
+_SLACK_ID = re.compile(
+    r"<@(?P<id>[UW][A-Z0-9]{8,11})(?:\|[^>\n]*)?>|\b(?P<bare>[UW](?=\d|(?:[A-Z]*\d){3})[A-Z0-9]{8,11})\b"
+)
+_VENDOR_ID = re.compile(r"\b(?:cus|cust|acct|usr)_[A-Za-z0-9]{2,}\b")
+_ARN_ACCOUNT = re.compile(r"\barn:aws[\w-]*:[\w-]*:[\w-]*:(?P<id>\d{12}):")
+_DISCORD_TAG = re.compile(r"(?i:discord)[^\n]{0,30}?(?<![\w/])(?P<id>[\w.]{2,32}#\d{4})\b")
+
+# Cues that introduce a username (the value may be letters only) ...
+_USERNAME_CUES = (
+    r"user[ _-]?name|user|login|handle|nickname|screen[ _-]?name|benutzername|benutzer|utilisateur|"
+    r"usuario|nom d'utilisateur|github[ \t]+user(?:name)?|gitlab[ \t]+user(?:name)?|slack[ \t]+user"
+)
+# ... and cues that introduce a number-like account id (the value must contain digits).
+_NUMBER_CUES = (
+    r"(?:[a-z]+[_-])?(?:user|login|account|acct|customer|cust|member|subscriber|employee|staff|patient|"
+    r"player|student)[ _-]?(?:id|no|nr|num|number|#)|uid|mrn|account|acct|customer|subscriber|member|"
+    r"kundennummer|kunden-?nr\.?|kontonummer|numéro[ \t]+client|n°[ \t]+client|numéro[ \t]+de[ \t]+compte|"
+    r"número[ \t]+de[ \t]+cliente|slack[ \t]+member"
+)
+_CUED = re.compile(
+    rf"(?<![\w.])(?P<cue>{_NUMBER_CUES}|{_USERNAME_CUES})"
+    r"(?P<sep>[ \t]*(?:[:=]|\bis\b)[ \t]*|[ \t]*#[ \t]*|[ \t]+)"
+    r"[\"']?(?P<value>[A-Za-z0-9](?:[A-Za-z0-9._#-]*[A-Za-z0-9])?)",
+    re.IGNORECASE,
+)
+_USERNAME_CUE = re.compile(rf"(?:{_USERNAME_CUES})$", re.IGNORECASE)
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+")
+_COMMON_VALUES = frozenset(
+    "the a an is are was be to of in on for and or not no yes none null required optional field name "
+    "format must should will can with from by as id ids number agent account accounts data info "
+    "settings profile model table list page type value string int text".split()
+)
+# After a value: a call, index or attribute means code (`uid = urlsafe_base64_decode(…)`).
+_CODE_CONTINUES = re.compile(r"[(\[]|\.(?=\w)")
+# Where a "name=value" username ends in a query string, env line or command line.
+_QUERY_VALUE_END = re.compile(r"$|[&;\s]", re.MULTILINE)
+# Where a bare lowercase username may end: the end of the line or a separator, not more prose.
+_VALUE_END = re.compile(r"[ \t]*(?:$|[,;)\]}|&]|[ \t]\()", re.MULTILINE)
+
+
+def find(scan: Scan) -> Iterator[Candidate]:
+    text = scan.text
+    for match in _MENTION.finditer(text):
+        if not _is_decorator(scan, match):
+            yield Candidate("id", match.start(), match.end(), "mention", PRIORITY_MENTION)
+    for match in _SLACK_ID.finditer(text):
+        group = "id" if match.group("id") else "bare"
+        if group == "bare" and not _has_letters_and_digits(match.group(group)):
+            continue
+        yield Candidate("id", *match.span(group), "slack_member_id", PRIORITY_FORMAT)
+    for match in _VENDOR_ID.finditer(text):
+        suffix = match.group().split("_", 1)[1]
+        if any(ch.isdigit() for ch in suffix) or (len(suffix) >= 8 and not suffix.islower()):
+            yield Candidate("id", *match.span(), "customer_id", PRIORITY_FORMAT)
+    for match in _ARN_ACCOUNT.finditer(text):
+        yield Candidate("id", *match.span("id"), "aws_account_id", PRIORITY_FORMAT)
+    for match in _DISCORD_TAG.finditer(text):
+        yield Candidate("id", *match.span("id"), "discord_tag", PRIORITY_FORMAT)
+    for match in _CUED.finditer(text):
+        if _is_account_value(scan, match):
+            yield Candidate("id", *match.span("value"), "account_cue", PRIORITY_CUE)
+
+
+def _is_decorator(scan: Scan, match: re.Match[str]) -> bool:
+    handle = match.group("handle")
+    if handle.lower() in _AT_WORDS or handle.split(".")[0].lower() in _AT_WORDS:
+        return True
+    # "@property" alone on its line (Python decorators, Java annotations).
+    return not scan.line_before(match.start()).strip() and not scan.line_after(match.end()).strip()
+
+
+def _has_letters_and_digits(value: str) -> bool:
+    return any(ch.isdigit() for ch in value) and any(ch.isalpha() for ch in value[1:])
+
+
+def _is_account_value(scan: Scan, match: re.Match[str]) -> bool:
+    value = match.group("value")
+    digits = sum(ch.isdigit() for ch in value)
+    if digits >= 2:
+        return not (_VERSION.fullmatch(value) or _CODE_CONTINUES.match(scan.text, match.end("value")))
+    if digits or not _USERNAME_CUE.fullmatch(match.group("cue")):
+        return False
+    # A letters-only value: "username: mkowalski", "login=jvasquez", "GitHub user octocat-dev".
+    if value.lower() in _COMMON_VALUES or not value.islower() or len(value) < 3:
+        return False
+    sep = match.group("sep")
+    vendor = match.group("cue").lower().startswith(("github", "gitlab", "slack"))
+    if vendor:
+        return True
+    # "login=jvasquez&ts=…" (query string, env, CLI), not `f(user=actor)` or `user = backend.get(…)`.
+    if sep == "=":
+        return bool(_QUERY_VALUE_END.match(scan.text, match.end("value")))
+    if sep.strip() != ":":
+        return False
+    if any(ch in value for ch in "._-"):
+        return not _CODE_CONTINUES.match(scan.text, match.end("value"))
+    # "User: please use tabs" is a chat transcript, not a username: the value must stand alone.
+    return bool(_VALUE_END.match(scan.text, match.end("value")))

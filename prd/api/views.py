@@ -1,0 +1,243 @@
+"""PRD executions and thinking chains API: input serializer -> one service or selector call ->
+output serializer."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from prd import selectors, services
+from prd.api import serializers as s
+from prd.models import ChainStatus
+from prd.thoughts import ThoughtInput
+from samsite.api.pagination import StandardPagination
+
+ERRORS = {
+    400: OpenApiResponse(description="Invalid input: {error: {code, message, fields}}"),
+    404: OpenApiResponse(description="Not found (or not visible to you)"),
+}
+CONFLICT = {
+    409: OpenApiResponse(description="Does not fit the current state: {error: {code, message, fields}}"),
+}
+
+
+def _slugs(value: str | None) -> list[str]:
+    return [part.strip() for part in (value or "").split(",") if part.strip()]
+
+
+def _append_answer(result: services.AppendResult) -> Response:
+    body = s.PRDAppendOutputSerializer({
+        "event": result.event, "decision": result.decision, "execution": result.execution,
+        "replayed": result.replayed,
+    }).data
+    return Response(body, status=status.HTTP_200_OK if result.replayed else status.HTTP_201_CREATED)
+
+
+class PRDExecutionViewSet(viewsets.ViewSet):
+    lookup_value_regex = r"[A-Za-z0-9_]+"
+
+    @extend_schema(parameters=[s.PRDExecutionListQuerySerializer],
+                   responses={200: s.PRDExecutionOutputSerializer(many=True), 400: ERRORS[400]},
+                   summary="List PRD executions")
+    def list(self, request: Request) -> Response:
+        query = s.PRDExecutionListQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        q = query.validated_data
+        filters = selectors.ExecutionFilters(spaces=_slugs(q.get("space")), status=q.get("status"),
+                                             prd_ref=q.get("prd_ref"))
+        paginator = StandardPagination()
+        page = paginator.paginate_queryset(selectors.execution_list(actor=request.user, filters=filters),
+                                           request, view=self)
+        return paginator.get_paginated_response(s.PRDExecutionOutputSerializer(page, many=True).data)
+
+    @extend_schema(
+        request=s.PRDExecutionStartInputSerializer,
+        responses={201: s.PRDExecutionStartOutputSerializer, 200: s.PRDExecutionStartOutputSerializer,
+                   **ERRORS},
+        summary="Start or resume a PRD execution (idempotent by space and prd_ref)",
+        description="201 when the execution was created, 200 when an execution for this prd_ref was "
+                    "resumed. Every call records a run and reports what changed in the PRD since the "
+                    "run before (`prd_changes`).",
+    )
+    def create(self, request: Request) -> Response:
+        data = s.PRDExecutionStartInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        requirements = v.get("requirements")
+        result = services.execution_start(
+            actor=request.user, space=v["space"], prd_ref=v["prd_ref"], title=v.get("title"),
+            prd_hash=v.get("prd_hash") or None, prd_content=v.get("prd_content"),
+            requirements=(None if requirements is None
+                          else [services.RequirementInput(**r) for r in requirements]),
+            agent_id=v["agent_id"],
+        )
+        body = s.PRDExecutionStartOutputSerializer(result).data
+        return Response(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+
+    @extend_schema(responses={200: s.PRDExecutionOutputSerializer, **ERRORS}, summary="Get a PRD execution")
+    def retrieve(self, request: Request, pk: str) -> Response:
+        return Response(s.PRDExecutionOutputSerializer(
+            selectors.execution_get(actor=request.user, execution_id=pk)).data)
+
+    @extend_schema(
+        parameters=[s.PRDContextQuerySerializer],
+        responses={200: s.PRDContextOutputSerializer, **ERRORS},
+        summary="Resume context: progress, recent events, decisions, learnings, open blockers, PRD changes",
+    )
+    @action(detail=True, methods=["get"])
+    def context(self, request: Request, pk: str) -> Response:
+        query = s.PRDContextQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        found = selectors.execution_context(
+            actor=request.user, execution_id=pk, event_limit=query.validated_data["event_limit"],
+            include_decisions=query.validated_data["include_decisions"],
+            learning_limit=query.validated_data["learning_limit"],
+        )
+        return Response(s.PRDContextOutputSerializer(found).data)
+
+    @extend_schema(parameters=[s.PRDEventListQuerySerializer],
+                   responses={200: s.PRDEventOutputSerializer(many=True), **ERRORS},
+                   summary="The execution's full event log, oldest first (paginated)")
+    @action(detail=True, methods=["get"], url_path="events")
+    def events(self, request: Request, pk: str) -> Response:
+        query = s.PRDEventListQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        filters = selectors.EventFilters(**query.validated_data)
+        paginator = StandardPagination()
+        page = paginator.paginate_queryset(
+            selectors.event_list(actor=request.user, execution_id=pk, filters=filters), request, view=self)
+        return paginator.get_paginated_response(s.PRDEventOutputSerializer(page, many=True).data)
+
+    @extend_schema(request=s.PRDEventInputSerializer,
+                   responses={201: s.PRDAppendOutputSerializer, 200: s.PRDAppendOutputSerializer,
+                              **ERRORS, **CONFLICT},
+                   summary="Append an event (progress follows; 409 when it does not fit the state)")
+    @events.mapping.post
+    def append_event(self, request: Request, pk: str) -> Response:
+        data = s.PRDEventInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        event = services.EventInput(
+            type=v["type"], summary=v["summary"], requirement_id=v["requirement_id"], detail=v["detail"],
+            agent_id=v["agent_id"], thinking_chain=v.get("thinking_chain") or None,
+            resolves=v.get("resolves") or None, idempotency_key=v.get("idempotency_key") or None,
+        )
+        return _append_answer(services.event_append(actor=request.user, execution_id=pk, data=event))
+
+    @extend_schema(responses={200: s.PRDDecisionOutputSerializer(many=True), **ERRORS},
+                   summary="The execution's decisions, oldest first (paginated)")
+    @action(detail=True, methods=["get"], url_path="decisions")
+    def decisions(self, request: Request, pk: str) -> Response:
+        paginator = StandardPagination()
+        page = paginator.paginate_queryset(selectors.decision_list(actor=request.user, execution_id=pk),
+                                           request, view=self)
+        return paginator.get_paginated_response(s.PRDDecisionOutputSerializer(page, many=True).data)
+
+    @extend_schema(request=s.PRDDecisionInputSerializer,
+                   responses={201: s.PRDAppendOutputSerializer, 200: s.PRDAppendOutputSerializer,
+                              **ERRORS, **CONFLICT},
+                   summary="Record a decision (logged as a decision_made event)")
+    @decisions.mapping.post
+    def record_decision(self, request: Request, pk: str) -> Response:
+        data = s.PRDDecisionInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        decision = services.DecisionInput(
+            decision=v["decision"], reason=v["reason"], alternatives=tuple(v["alternatives"]),
+            requirement_id=v["requirement_id"], agent_id=v["agent_id"],
+            thinking_chain=v.get("thinking_chain") or None, idempotency_key=v.get("idempotency_key") or None,
+        )
+        return _append_answer(services.decision_record(actor=request.user, execution_id=pk, data=decision))
+
+    @extend_schema(request=s.PRDStatusInputSerializer,
+                   responses={200: s.PRDExecutionOutputSerializer, **ERRORS, **CONFLICT},
+                   summary="Change the execution's status (completing it starts compaction)")
+    @action(detail=True, methods=["post"], url_path="status")
+    def set_status(self, request: Request, pk: str) -> Response:
+        data = s.PRDStatusInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        execution = services.execution_status_update(actor=request.user, execution_id=pk,
+                                                     status=data.validated_data["status"])
+        return Response(s.PRDExecutionOutputSerializer(execution).data)
+
+
+class ThinkingChainViewSet(viewsets.ViewSet):
+    lookup_value_regex = r"[A-Za-z0-9_]+"
+
+    @extend_schema(parameters=[s.ThinkingChainListQuerySerializer],
+                   responses={200: s.ThinkingChainOutputSerializer(many=True), 400: ERRORS[400]},
+                   summary="List thinking chains")
+    def list(self, request: Request) -> Response:
+        query = s.ThinkingChainListQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        q = query.validated_data
+        filters = selectors.ChainFilters(spaces=_slugs(q.get("space")), status=q.get("status"),
+                                         execution=q.get("execution"))
+        paginator = StandardPagination()
+        page = paginator.paginate_queryset(selectors.chain_list(actor=request.user, filters=filters),
+                                           request, view=self)
+        return paginator.get_paginated_response(s.ThinkingChainOutputSerializer(page, many=True).data)
+
+    @extend_schema(request=s.ThinkingChainStartInputSerializer,
+                   responses={201: s.ThinkingChainOutputSerializer, **ERRORS},
+                   summary="Start a thinking chain")
+    def create(self, request: Request) -> Response:
+        data = s.ThinkingChainStartInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        chain = services.chain_start(actor=request.user, space=v["space"], query=v["query"],
+                                     agent_id=v["agent_id"], execution_id=v.get("execution") or None)
+        return Response(s.ThinkingChainOutputSerializer(chain).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses={200: s.ThinkingChainOutputSerializer, **ERRORS}, summary="Get a thinking chain")
+    def retrieve(self, request: Request, pk: str) -> Response:
+        chain = selectors.chain_get(actor=request.user, chain_id=pk)
+        return Response(s.ThinkingChainOutputSerializer(chain).data)
+
+    @extend_schema(request=s.ThoughtInputSerializer,
+                   responses={201: s.ThinkingChainOutputSerializer, **ERRORS, **CONFLICT},
+                   summary="Add a thought (revisions name what they revise; branches where they grow from)")
+    @action(detail=True, methods=["post"])
+    def thoughts(self, request: Request, pk: str) -> Response:
+        data = s.ThoughtInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        thought = ThoughtInput(content=v["content"], number=v.get("number"), is_revision=v.get("is_revision"),
+                               revises=v.get("revises"), branch_id=v.get("branch_id") or None,
+                               branch_from=v.get("branch_from"))
+        chain = services.thought_add(actor=request.user, chain_id=pk, data=thought)
+        return Response(s.ThinkingChainOutputSerializer(chain).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={200: s.ThinkingChainOutputSerializer, **ERRORS, **CONFLICT},
+                   summary="Complete a chain (summary, embedding and memories follow in the background)")
+    @action(detail=True, methods=["post"])
+    def complete(self, request: Request, pk: str) -> Response:
+        chain = services.chain_complete(actor=request.user, chain_id=pk)
+        return Response(s.ThinkingChainOutputSerializer(chain).data)
+
+    @extend_schema(request=s.ThinkingChainAbandonInputSerializer,
+                   responses={200: s.ThinkingChainOutputSerializer, **ERRORS, **CONFLICT},
+                   summary="Abandon a chain")
+    @action(detail=True, methods=["post"])
+    def abandon(self, request: Request, pk: str) -> Response:
+        data = s.ThinkingChainAbandonInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        chain = services.chain_abandon(actor=request.user, chain_id=pk, reason=data.validated_data["reason"])
+        return Response(s.ThinkingChainOutputSerializer(chain).data)
+
+    @extend_schema(request=s.ThinkingChainRecallInputSerializer,
+                   responses={200: s.ThinkingChainRecallOutputSerializer, 400: ERRORS[400]},
+                   summary="recall_reasoning: past chains like this question, by embedding and text")
+    @action(detail=False, methods=["post"])
+    def recall(self, request: Request) -> Response:
+        data = s.ThinkingChainRecallInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        statuses = ((ChainStatus.COMPLETED, ChainStatus.ACTIVE) if v["include_active"]
+                    else (ChainStatus.COMPLETED,))
+        matches = selectors.chains_recall(actor=request.user, query=v["query"], spaces=v["spaces"], k=v["k"],
+                                          statuses=statuses)
+        return Response(s.ThinkingChainRecallOutputSerializer({"results": matches}).data)

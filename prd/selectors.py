@@ -1,0 +1,233 @@
+"""Permission-aware reads of PRD executions and thinking chains, through governance.access.
+
+The resume context is the hot read: a handful of indexed queries whatever the log's
+length (recent events by sequence, decisions, the fix events and what they fixed, the
+open blockers and failures by id, the newest runs).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection
+from django.db.models import QuerySet
+
+from governance import access
+from prd import limits
+from prd.learnings import Learning, learnings_of
+from prd.models import ChainStatus, PRDDecision, PRDEvent, PRDExecution, PRDRun, ThinkingChain
+from prd.progress import Fold
+from samsite.api.errors import InvalidInput
+
+logger = logging.getLogger(__name__)
+
+
+# --- executions -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ExecutionFilters:
+    spaces: list[str] = field(default_factory=list)
+    status: str | None = None
+    prd_ref: str | None = None
+
+
+def execution_list(*, actor, filters: ExecutionFilters) -> QuerySet[PRDExecution]:
+    queryset = access.restrict(PRDExecution.objects.select_related("space"), actor)
+    if filters.spaces:
+        queryset = queryset.filter(space__slug__in=filters.spaces)
+    if filters.status:
+        queryset = queryset.filter(status=filters.status)
+    if filters.prd_ref:
+        queryset = queryset.filter(prd_ref=filters.prd_ref)
+    return queryset.order_by("-updated_at", "id")
+
+
+def execution_get(*, actor, execution_id: str) -> PRDExecution:
+    return access.access_object(PRDExecution.objects.select_related("space"), actor, pk=execution_id,
+                                label="PRD execution")
+
+
+@dataclass(frozen=True)
+class EventFilters:
+    type: str | None = None
+    requirement_id: str | None = None
+    after_sequence: int | None = None
+
+
+def event_list(*, actor, execution_id: str, filters: EventFilters) -> QuerySet[PRDEvent]:
+    """The full log of an execution, oldest first (compaction never removes events)."""
+    execution = execution_get(actor=actor, execution_id=execution_id)
+    queryset = execution.events.all()
+    if filters.type:
+        queryset = queryset.filter(type=filters.type)
+    if filters.requirement_id:
+        queryset = queryset.filter(requirement_id=filters.requirement_id)
+    if filters.after_sequence is not None:
+        queryset = queryset.filter(sequence__gt=filters.after_sequence)
+    return queryset.order_by("sequence")
+
+
+def decision_list(*, actor, execution_id: str) -> QuerySet[PRDDecision]:
+    execution = execution_get(actor=actor, execution_id=execution_id)
+    return execution.decisions.order_by("created_at", "id")
+
+
+@dataclass
+class ResumeContext:
+    """What an agent needs to pick up a PRD where it was left (seed 001 get_prd_context)."""
+
+    execution: PRDExecution
+    recent_events: list[PRDEvent]
+    decisions: list[PRDDecision] | None
+    learnings: list[Learning]
+    learnings_total: int
+    open_blockers: list[PRDEvent]
+    open_failures: list[PRDEvent]
+    prd_changes: dict[str, Any]
+    last_prd_change: PRDRun | None
+    runs: int
+
+    @property
+    def progress(self) -> dict[str, list[str]]:
+        return self.execution.progress
+
+
+def execution_context(*, actor, execution_id: str, event_limit: int = limits.CONTEXT_EVENT_LIMIT_DEFAULT,
+                      include_decisions: bool = True,
+                      learning_limit: int = limits.CONTEXT_LEARNING_LIMIT_DEFAULT) -> ResumeContext:
+    """The resume context: progress, the newest `event_limit` events (oldest first), every
+    decision, the newest `learning_limit` learnings (problem and fix, oldest first), open
+    blockers and failures, and what changed in the PRD at the newest run (plus the newest
+    run that changed it)."""
+    execution = execution_get(actor=actor, execution_id=execution_id)
+    recent = list(execution.events.order_by("-sequence")[:event_limit])[::-1] if event_limit else []
+    decisions = list(execution.decisions.order_by("created_at", "id")) if include_decisions else None
+    resolving = execution.events.filter(resolves__isnull=False)
+    fixes = list(resolving.select_related("resolves").order_by("-sequence")[:learning_limit])[::-1] if (
+        learning_limit) else []
+    learnings_total = len(fixes) if len(fixes) < learning_limit else resolving.count()
+    fold = Fold.from_json(execution.state)
+    blocker_ids = fold.open_blocker_ids()
+    failure_ids = list(fold.open_failures.values())
+    open_events = {e.id: e for e in PRDEvent.objects.filter(pk__in=blocker_ids + failure_ids)} if (
+        blocker_ids or failure_ids) else {}
+    runs = list(execution.runs.order_by("-number")[:1])
+    newest = runs[0] if runs else None
+    last_change = (newest if newest is not None and newest.prd_changed
+                   else execution.runs.filter(prd_changed=True).order_by("-number").first())
+    return ResumeContext(
+        execution=execution,
+        recent_events=recent,
+        decisions=decisions,
+        learnings=learnings_of(fixes),
+        learnings_total=learnings_total,
+        open_blockers=[open_events[i] for i in blocker_ids if i in open_events],
+        open_failures=[open_events[i] for i in failure_ids if i in open_events],
+        prd_changes=newest.changes if newest else {},
+        last_prd_change=last_change,
+        runs=newest.number if newest else 0,
+    )
+
+
+# --- thinking chains ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ChainFilters:
+    spaces: list[str] = field(default_factory=list)
+    status: str | None = None
+    execution: str | None = None
+
+
+def chain_list(*, actor, filters: ChainFilters) -> QuerySet[ThinkingChain]:
+    queryset = access.restrict(ThinkingChain.objects.select_related("space"), actor).defer(
+        "embedding", "search_vector")
+    if filters.spaces:
+        queryset = queryset.filter(space__slug__in=filters.spaces)
+    if filters.status:
+        queryset = queryset.filter(status=filters.status)
+    if filters.execution:
+        queryset = queryset.filter(execution_id=filters.execution)
+    return queryset.order_by("-updated_at", "id")
+
+
+def chain_get(*, actor, chain_id: str) -> ThinkingChain:
+    queryset = ThinkingChain.objects.select_related("space").defer("embedding", "search_vector")
+    return access.access_object(queryset, actor, pk=chain_id, label="thinking chain")
+
+
+@dataclass
+class ChainMatch:
+    chain: ThinkingChain
+    score: float
+    similarity: float | None
+    text_rank: float
+
+
+# Similarity carries meaning across wordings; the text rank rewards shared rare words.
+SIMILARITY_WEIGHT = 0.7
+TEXT_WEIGHT = 0.3
+
+
+def _space_ids(actor, spaces: list[str]) -> list[int]:
+    visible = access.spaces_visible(actor)
+    if spaces:
+        visible = visible.filter(slug__in=spaces)
+    found = dict(visible.values_list("slug", "id"))
+    missing = sorted(set(spaces) - set(found))
+    if missing:
+        raise InvalidInput("Unknown spaces.", fields={"spaces": [f"No space '{s}'." for s in missing]})
+    return sorted(found.values())
+
+
+def chains_recall(*, actor, query: str, spaces: list[str] | None = None, k: int = limits.RECALL_K_DEFAULT,
+                  statuses: tuple[str, ...] = (ChainStatus.COMPLETED,)) -> list[ChainMatch]:
+    """recall_reasoning: past chains most like `query`, by embedding and by text.
+
+    score = 0.7 x cosine similarity (chains embedded by the configured model) + 0.3 x the
+    full-text rank (normalised to 0-1) of the query's words in query, summary and thoughts.
+    Without a usable query embedding it ranks by text alone.
+    """
+    from memories.embeddings.base import EmbeddingError
+    from memories.embeddings.registry import get_provider
+
+    space_ids = _space_ids(actor, spaces or [])
+    if not space_ids or not query.strip():
+        return []
+    provider = get_provider()
+    try:
+        vector = "[" + ",".join(f"{float(x):.7g}" for x in provider.embed([query])[0]) + "]"
+    except EmbeddingError as exc:
+        logger.warning("recall_reasoning without a query embedding: %s", exc)
+        vector = None
+    # OR the query's lexemes: an AND of every word of a sentence rarely matches anything.
+    sql = """
+        WITH q AS (SELECT replace(plainto_tsquery('english', %(query)s)::text, '&', '|')::tsquery AS tsq)
+        SELECT c.id, similarity, text_rank,
+               %(sw)s * COALESCE(similarity, 0) + %(tw)s * text_rank AS score
+        FROM (
+            SELECT c.id,
+                   CASE WHEN %(vector)s::text IS NOT NULL AND c.embedding_model = %(model)s
+                        THEN 1 - (c.embedding <=> %(vector)s::vector) END AS similarity,
+                   COALESCE(ts_rank_cd(c.search_vector, q.tsq, 32), 0) AS text_rank
+            FROM prd_thinkingchain c, q
+            WHERE c.space_id = ANY(%(spaces)s) AND c.status = ANY(%(statuses)s)
+              AND ((%(vector)s::text IS NOT NULL AND c.embedding_model = %(model)s
+                    AND c.embedding IS NOT NULL)
+                   OR c.search_vector @@ q.tsq)
+        ) c
+        ORDER BY score DESC, c.id
+        LIMIT %(k)s
+    """
+    params = {"query": query, "vector": vector, "model": provider.name, "spaces": space_ids,
+              "statuses": list(statuses), "k": k, "sw": SIMILARITY_WEIGHT, "tw": TEXT_WEIGHT}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    chains = ThinkingChain.objects.select_related("space").defer("embedding", "search_vector").in_bulk(
+        [r[0] for r in rows])
+    return [ChainMatch(chain=chains[i], score=round(float(score), 4),
+                       similarity=None if sim is None else round(float(sim), 4),
+                       text_rank=round(float(rank), 4))
+            for i, sim, rank, score in rows if i in chains]

@@ -1,0 +1,85 @@
+"""Appends from several connections at once still form one valid chain."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+import pytest
+from django.db import connection, transaction
+
+from governance.access import SYSTEM
+from governance.audit.models import AuditEvent
+from governance.audit.services import audit_record
+from governance.audit.verify import audit_chain_verify
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def in_thread(work: Callable[[], None], errors: list[BaseException]) -> threading.Thread:
+    def run() -> None:
+        try:
+            work()
+        except BaseException as error:
+            errors.append(error)
+        finally:
+            connection.close()  # each thread has its own connection
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+def test_two_threads_appending_at_once_give_one_valid_chain():
+    per_thread = 25
+    start = threading.Barrier(2)
+    errors: list[BaseException] = []
+
+    def append(name: str) -> Callable[[], None]:
+        def work() -> None:
+            start.wait()
+            for n in range(per_thread):
+                with transaction.atomic():
+                    audit_record("edit", actor=SYSTEM, target_type="memory", target_id=f"{name}-{n}")
+
+        return work
+
+    threads = [in_thread(append(name), errors) for name in ("a", "b")]
+    for thread in threads:
+        thread.join(timeout=60)
+    assert errors == []
+
+    report = audit_chain_verify()
+    assert report.intact, report.broken
+    assert report.events == 2 * per_thread
+    prev_hashes = list(AuditEvent.objects.values_list("prev_hash", flat=True))
+    assert len(set(prev_hashes)) == len(prev_hashes)  # no two events share a parent: no fork
+
+
+def test_an_append_waits_for_the_open_transaction_that_appended_before_it():
+    first_appended, release_first = threading.Event(), threading.Event()
+    second_done = threading.Event()
+    errors: list[BaseException] = []
+    events: dict[str, AuditEvent] = {}
+
+    def first() -> None:
+        with transaction.atomic():
+            events["first"] = audit_record("edit", actor=SYSTEM, target_id="first")
+            first_appended.set()
+            release_first.wait(timeout=30)
+
+    def second() -> None:
+        first_appended.wait(timeout=30)
+        with transaction.atomic():
+            events["second"] = audit_record("edit", actor=SYSTEM, target_id="second")
+        second_done.set()
+
+    threads = [in_thread(first, errors), in_thread(second, errors)]
+    # The second append must block on the chain lock while the first transaction is open.
+    assert not second_done.wait(timeout=1.0)
+    release_first.set()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert errors == []
+    assert events["second"].prev_hash == events["first"].hash
+    assert audit_chain_verify().intact
