@@ -33,6 +33,8 @@ bench: install
 	$(BIN)/python bench/writes.py
 	$(BIN)/python bench/recall_quality.py
 	$(BIN)/python bench/recall_speed.py
+	$(BIN)/python bench/prd_resume.py
+	$(BIN)/python bench/prd_lifecycle.py
 
 clean-db:
 	-$(BIN)/python manage.py sam_db stop

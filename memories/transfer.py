@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from memories import selectors, services
-from memories.models import Memory
+from memories.models import Memory, Space
 
 # Fields of an exported entry that describe stored state rather than input.
 _STATE_FIELDS = (
@@ -24,8 +25,20 @@ def memories_export(*, actor, spaces: list[str], include_archived: bool) -> Iter
 
     filters = selectors.MemoryFilters(spaces=spaces, archived=None if include_archived else False)
     queryset = selectors.memory_list(actor=actor, filters=filters).order_by("id")
+    counts: Counter[int] = Counter()
     for memory in queryset.iterator(chunk_size=500):
+        counts[memory.space_id] += 1
         yield MemoryOutputSerializer(memory).data
+    _audit_per_space("export", actor, counts, include_archived=include_archived)
+
+
+def _audit_per_space(action: str, actor, counts: Counter[int], **details: Any) -> None:
+    """One audit event per space touched: how many memories, never which texts."""
+    from governance.audit.services import audit_record
+
+    for space in Space.objects.filter(pk__in=list(counts)).order_by("pk"):
+        audit_record(action, actor=actor, space=space, target=space,
+                     after={"memories": counts[space.pk], **details})
 
 
 @dataclass
@@ -85,6 +98,7 @@ def memories_import(*, actor, rows: Iterable[tuple[int, Any]], default_space: st
 
     if atomic and report.errors:
         return report
+    imported: Counter[int] = Counter()
     # All-or-nothing needs one transaction, so an atomic import is one chunk.
     size = max(1, len(pending)) if atomic else IMPORT_CHUNK
     for start in range(0, len(pending), size):
@@ -101,7 +115,9 @@ def memories_import(*, actor, rows: Iterable[tuple[int, Any]], default_space: st
             report.created += 1
             if number in report.remapped:
                 report.remapped[number] = (report.remapped[number][0], memory.id)
+            imported[memory.space_id] += 1
             if archive:
                 services.memory_archive(actor=actor, memory_id=memory.id, reason="imported archived")
                 report.archived += 1
+    _audit_per_space("import", actor, imported, rows=report.total, failed=len(report.errors))
     return report

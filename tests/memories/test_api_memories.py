@@ -286,3 +286,45 @@ def test_anonymous_callers_get_401(anon, db, method, url):
     response = getattr(anon, method)(url)
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "not_authenticated"
+
+
+# --- redaction ----------------------------------------------------------------------------
+
+def test_a_write_is_redacted_before_storage_and_reports_where(api, space):
+    # Seed 000's case: "Email me at bob@example.com" is stored as "Email me at [email]".
+    response = api.post("/api/v1/memories/", {
+        "space": "webshop", "title": "Contact for refunds",
+        "content": "Email me at bob@example.com",
+        "metadata": {"owner": "reach me on bob@example.com"},
+    }, format="json")
+
+    assert response.status_code == 201
+    body = response.json()
+    assert body["memory"]["content"] == "Email me at [email]"
+    assert body["memory"]["metadata"] == {"owner": "reach me on [email]"}
+    report = {(r["path"], r["kind"], r["start"], r["end"]) for r in body["redaction_report"]}
+    assert ("content", "email", 12, 27) in report
+    assert ("metadata.owner", "email", 12, 27) in report
+    # The suggested summary and phrases come from the redacted text.
+    assert "bob@" not in body["memory"]["summary"]
+    assert not any("bob" in phrase for phrase in body["memory"]["canonical_phrases"])
+
+
+def test_allowlists_keep_named_ids(api, space):
+    from governance.access import SYSTEM
+    from memories import services
+
+    services.space_update(actor=SYSTEM, slug="webshop", changes={"redaction_allowlist": ["@sam-bot"]})
+    response = api.post("/api/v1/memories/", {
+        "space": "webshop", "title": "Bots that post releases",
+        "content": "Release notes are posted by @sam-bot and reviewed by @release-captain.",
+        "security_context": {"allowlist": ["@release-captain"]},
+    }, format="json")
+    assert response.json()["memory"]["content"] == (
+        "Release notes are posted by @sam-bot and reviewed by @release-captain.")
+    without = api.post("/api/v1/memories/", {
+        "space": "webshop", "title": "Bots that post releases again",
+        "content": "Release notes are posted by @sam-bot and reviewed by @release-captain.",
+    }, format="json")
+    assert "@release-captain" not in without.json()["memory"]["content"]
+    assert "@sam-bot" in without.json()["memory"]["content"]

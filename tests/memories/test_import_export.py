@@ -70,3 +70,22 @@ def test_export_filters_by_space_and_skips_archived_by_default(space, capsys):
     call_command("sam_export", "--space", "other")
     lines = capsys.readouterr().out.splitlines()
     assert [json.loads(line)["title"] for line in lines] == ["In other space"]
+
+
+def test_imports_and_exports_are_audited_and_imported_text_is_redacted(space, tmp_path, capsys):
+    from governance.audit.models import AuditEvent
+
+    rows = [{"space": "webshop", "title": "Vendor contact",
+             "content": "Ask ana.silva@vendor.example for the invoice export format."}]
+    call_command("sam_import", write_lines(tmp_path, rows), "--json")
+    created = Memory.objects.get(space=space)
+    assert "ana.silva@vendor.example" not in created.content
+    assert "[email]" in created.content
+
+    call_command("sam_export", "-o", str(tmp_path / "out.jsonl"))
+
+    imported = AuditEvent.objects.get(action="import")
+    exported = AuditEvent.objects.get(action="export")
+    assert imported.space_slug == exported.space_slug == "webshop"
+    assert imported.payload_data["after"] == {"memories": 1, "rows": 1, "failed": 0}
+    assert exported.payload_data["after"]["memories"] == 1
