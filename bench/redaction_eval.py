@@ -218,12 +218,12 @@ def markdown(results: dict) -> str:
     lines += ["", f"Third-party code ({code['files']} Django/DRF files, {code['kb']} KB): "
               f"{code['findings']} findings " + str({k: v for k, v in code["by_kind"].items() if v})]
     dense, clean = speed["text_4kb_with_personal_data"], speed["text_4kb_without_personal_data"]
-    lines += ["", "| text | p50 | p95 | throughput |", "|---|---|---|---|",
-              f"| 4 KB dense with personal data | {dense['p50_ms']} ms | {dense['p95_ms']} ms | "
-              f"{dense['kb_per_s']} KB/s |",
-              f"| 4 KB without personal data | {clean['p50_ms']} ms | {clean['p95_ms']} ms | "
-              f"{clean['kb_per_s']} KB/s |",
-              f"| corpus, one text at a time | {speed['corpus']['ms_per_text']} ms per text | | "
+    lines += ["", "| text | min | p50 | p95 | throughput at p50 |", "|---|---|---|---|---|",
+              f"| 4 KB dense with personal data | {dense['min_ms']} ms | {dense['p50_ms']} ms | "
+              f"{dense['p95_ms']} ms | {dense['kb_per_s']} KB/s |",
+              f"| 4 KB without personal data | {clean['min_ms']} ms | {clean['p50_ms']} ms | "
+              f"{clean['p95_ms']} ms | {clean['kb_per_s']} KB/s |",
+              f"| corpus, one text at a time | | {speed['corpus']['ms_per_text']} ms per text | | "
               f"{speed['corpus']['kb_per_s']} KB/s |",
               "", f"First call in a process (loads the word lists): {results['first_call_ms']} ms."]
     return "\n".join(lines)

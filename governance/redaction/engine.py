@@ -61,7 +61,16 @@ def redact_text(
         if not more:
             break
         chosen = sorted(chosen + _to_original(more, chosen), key=lambda c: c.start)
-    return Redacted(text=_replace(text, chosen), findings=tuple(c.finding() for c in chosen))
+    return Redacted(text=_collapse_links(_replace(text, chosen)), findings=tuple(c.finding() for c in chosen))
+
+
+# A Markdown link whose text and target were both redacted ("[[email]](mailto:[email])",
+# seed 000's own example) reads as one placeholder.
+_REDACTED_LINK = re.compile(r"\[(\[(?:email|phone|secret|id)\])\]\((?:mailto:|tel:)?\1\)")
+
+
+def _collapse_links(text: str) -> str:
+    return _REDACTED_LINK.sub(r"\1", text)
 
 
 def _detect(text: str, *, allowlist: Collection[str], public_figures: Collection[str]) -> list[Candidate]:

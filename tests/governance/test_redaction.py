@@ -324,3 +324,10 @@ def test_a_known_format_secret_never_survives_redaction(secret, template, noise)
 
     assert secret not in result.text
     assert not re.search(r"ghp_[A-Za-z0-9]{36}", result.text)
+
+
+def test_seed_000_markdown_link_case_stores_one_placeholder():
+    # Seed 000's input is written as a Markdown link; the stored content is "Email me at [email]".
+    result = redact_text("Email me at [bob@example.com](mailto:bob@example.com)")
+    assert result.text == "Email me at [email]"
+    assert [(f.kind, f.start, f.end) for f in result.findings] == [("email", 13, 28), ("email", 37, 52)]
