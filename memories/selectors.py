@@ -77,7 +77,21 @@ def memory_list(*, actor, filters: MemoryFilters) -> QuerySet[Memory]:
 
 
 def memory_get(*, actor, memory_id: str) -> Memory:
-    return access.access_object(Memory.objects.with_related(), actor, pk=memory_id, label="memory")
+    memory = access.access_object(Memory.objects.with_related(), actor, pk=memory_id, label="memory")
+    return hide_unseen_links([memory], actor=actor)[0]
+
+
+def hide_unseen_links(memories: list[Memory], *, actor) -> list[Memory]:
+    """Blank `superseded_by` where it names a memory the actor may not see, so a visible
+    memory never reveals a hidden one. In memory only: the instances are for display."""
+    targets = {m.superseded_by_id for m in memories if m.superseded_by_id}
+    if targets:
+        seen = set(access.restrict(Memory.objects.filter(pk__in=targets), actor)
+                   .values_list("pk", flat=True))
+        for memory in memories:
+            if memory.superseded_by_id and memory.superseded_by_id not in seen:
+                memory.superseded_by_id = None
+    return memories
 
 
 def memory_version_list(*, actor, memory_id: str) -> QuerySet[MemoryVersion]:

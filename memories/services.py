@@ -151,14 +151,15 @@ def _parse_occurred_at(state: dict[str, Any]) -> None:
         state["occurred_at"] = parsed
 
 
-def _check_superseded_by(state: dict[str, Any], *, space: Space, self_id: str | None) -> dict:
+def _check_superseded_by(state: dict[str, Any], *, actor, space: Space, self_id: str | None) -> dict:
     target = state.get("superseded_by")
     if not target:
         state["superseded_by"] = None
         return {}
     if target == self_id:
         return {"superseded_by": ["A memory cannot supersede itself."]}
-    if not Memory.objects.filter(pk=target, space=space).exists():
+    # Through the gateway: a memory the caller may not see answers like one that is not there.
+    if not access.restrict(Memory.objects.filter(pk=target, space=space), actor).exists():
         return {"superseded_by": [f"No memory '{target}' in space '{space.slug}'."]}
     return {}
 
@@ -251,7 +252,8 @@ def _prepare_new(index: int, data: dict[str, Any], *, actor, spaces: dict[str, S
     row.suggested = entry.fill_suggestions(state, explicit=set(data))
     row.errors.update(entry.validate(state))
     if row.space is not None:
-        row.errors.update(_check_superseded_by(state, space=row.space, self_id=row.memory_id))
+        row.errors.update(_check_superseded_by(state, actor=actor, space=row.space,
+                                               self_id=row.memory_id))
     row.state = state
     return row
 
@@ -400,7 +402,8 @@ def memory_update(*, actor, memory_id: str, expected_version: int, changes: dict
     # Tags are never re-suggested on edit: an empty list there is the curator's choice.
     entry.fill_suggestions(after, explicit=set(changes) | {"tags"})
     errors = entry.validate(after)
-    errors.update(_check_superseded_by(after, space=memory.space, self_id=memory.id))
+    if "superseded_by" in changes:
+        errors.update(_check_superseded_by(after, actor=actor, space=memory.space, self_id=memory.id))
     if errors:
         raise InvalidInput("The edit has invalid fields.", fields=errors)
     changelog = entry.diff(before, after, reason=reason or "edited")

@@ -28,7 +28,7 @@ def memories_export(*, actor, spaces: list[str], include_archived: bool) -> Iter
     counts: Counter[int] = Counter()
     for memory in queryset.iterator(chunk_size=500):
         counts[memory.space_id] += 1
-        yield MemoryOutputSerializer(memory).data
+        yield MemoryOutputSerializer(selectors.hide_unseen_links([memory], actor=actor)[0]).data
     _audit_per_space("export", actor, counts, include_archived=include_archived)
 
 

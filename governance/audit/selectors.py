@@ -16,7 +16,7 @@ from typing import Any
 from django.apps import apps
 from django.db.models import BooleanField, CharField, Exists, F, Func, OuterRef, QuerySet, Subquery, Value
 
-from governance import access
+from governance import access, roles
 from governance.audit.models import AuditAction, AuditEvent
 from governance.crypto.errors import KeyDestroyed
 
@@ -101,9 +101,21 @@ def space_timeline(*, actor, slug: str, filters: TimelineFilters) -> Timeline:
     returned_one = visible.filter(InArray(F("pk"), OuterRef("memory_ids")))
     recall = _recall_model().objects.filter(spaces__contains=[space.slug]).filter(Exists(returned_one))
 
+    # A deleted memory can no longer say who may see it, so what it said (the payload) is
+    # shown only to those who see everything in the space: owners.
+    sees_all = access.rights(actor).get(space.pk)
+    sees_all = sees_all is not None and sees_all.rank >= roles.RANK[roles.Role.OWNER]
+
+    def conceal(rows: dict[int, AuditEvent]) -> set[int]:
+        if sees_all:
+            return set()
+        memory_ids = {e.target_id for e in rows.values() if e.target_type == "memory"}
+        existing = set(in_space.filter(pk__in=memory_ids).values_list("pk", flat=True))
+        return {pk for pk, e in rows.items() if e.target_type == "memory" and e.target_id not in existing}
+
     def load(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return _load(rows, recalled=lambda ids: set(visible.filter(pk__in=list(ids))
-                                                    .values_list("pk", flat=True)))
+                                                    .values_list("pk", flat=True)), conceal=conceal)
 
     return Timeline(_merge(audit, recall, filters), load)
 
@@ -134,8 +146,8 @@ def _between(queryset: QuerySet, field_name: str, filters: TimelineFilters) -> Q
     return queryset
 
 
-def _load(rows: list[dict[str, Any]], *,
-          recalled: Callable[[Iterable[str]], set[str]]) -> list[dict[str, Any]]:
+def _load(rows: list[dict[str, Any]], *, recalled: Callable[[Iterable[str]], set[str]],
+          conceal: Callable[[dict[int, AuditEvent]], set[int]] = lambda _: set()) -> list[dict[str, Any]]:
     """Turn a page of (kind, event_id) rows into timeline items, in the page's order.
 
     `recalled(ids)` says which of a recall's memory ids belong on this timeline.
@@ -146,18 +158,19 @@ def _load(rows: list[dict[str, Any]], *,
     recalls = (_recall_model().objects.select_related("actor").in_bulk(recall_ids)
                if recall_ids else {})
     shown = recalled({mid for event in recalls.values() for mid in event.memory_ids}) if recalls else set()
+    concealed = conceal(audits) if audits else set()
     items = []
     for row in rows:
         if row["kind"] == "audit":
-            items.append(_audit_item(audits[row["event_id"]]))
+            items.append(_audit_item(audits[row["event_id"]], concealed=row["event_id"] in concealed))
         else:
             items.append(_recall_item(recalls[row["event_id"]], shown))
     return items
 
 
-def _audit_item(event: AuditEvent) -> dict[str, Any]:
+def _audit_item(event: AuditEvent, *, concealed: bool = False) -> dict[str, Any]:
     try:
-        payload, shredded = event.payload_data or {}, False
+        payload, shredded = ({} if concealed else event.payload_data or {}), False
     except KeyDestroyed:
         # The space was forgotten or its key destroyed: that it happened stays, not what.
         payload, shredded = {}, True

@@ -21,6 +21,7 @@ from governance.modes import WriteOutcome
 from memories import selectors, services
 from memories.api import serializers as s
 from memories.schema import MEMORY_ENTRY_SCHEMA
+from samsite.api.errors import NotFound
 from samsite.api.exceptions import error_body, flatten_errors
 from samsite.api.pagination import StandardPagination
 
@@ -112,7 +113,8 @@ class MemoryViewSet(viewsets.ViewSet):
         )
         queryset = selectors.memory_list(actor=request.user, filters=filters)
         paginator = StandardPagination()
-        page = paginator.paginate_queryset(queryset, request, view=self)
+        page = selectors.hide_unseen_links(paginator.paginate_queryset(queryset, request, view=self),
+                                           actor=request.user)
         return paginator.get_paginated_response(s.MemoryOutputSerializer(page, many=True).data)
 
     @extend_schema(request=s.MemoryCreateInputSerializer,
@@ -125,7 +127,12 @@ class MemoryViewSet(viewsets.ViewSet):
         created, suggested = services.memory_create(actor=request.user, data=data.validated_data)
         memory = created
         if not created._state.adding:
-            memory = selectors.memory_get(actor=request.user, memory_id=created.id)
+            try:
+                memory = selectors.memory_get(actor=request.user, memory_id=created.id)
+            except NotFound:
+                # Stored, but carrying a tag restricted above the author's role: they get
+                # back what they wrote, and will not see it in lists.
+                memory = selectors.hide_unseen_links([created], actor=request.user)[0]
             memory.redaction_report = created.redaction_report
         return _write_answer(memory, suggested=suggested, code=status.HTTP_201_CREATED)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pytest
+from django.contrib.auth.models import Group
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
@@ -43,7 +44,8 @@ def memory_data(title: str, *, tags: list[str]) -> dict:
 
 @dataclass
 class World:
-    """A space holding one user per role, a stranger, and memories hidden in every way.
+    """A space holding one user per role, a curator through a group, a stranger, a
+    superuser who holds no role, and memories hidden in every way.
 
     memories:
       open          no restriction, written by SAM itself, edited once (now version 2)
@@ -83,9 +85,14 @@ def world(db) -> World:
     users["stranger"] = UserFactory(username="gov-stranger")
     users["newcomer"] = UserFactory(username="gov-newcomer")
     users["member"] = UserFactory(username="gov-member")
+    users["curator@group"] = UserFactory(username="gov-group-curator")
+    users["superuser"] = UserFactory(username="gov-superuser", is_superuser=True)
+    curators = Group.objects.create(name="gov-curators")
+    users["curator@group"].groups.add(curators)
     space = SpaceFactory(
         slug="gov-space", kind="user",
-        members={**{users[role]: role for role in ROLES}, users["member"]: Role.VIEWER},
+        members={**{users[role]: role for role in ROLES}, users["member"]: Role.VIEWER,
+                 curators: Role.CURATOR},
     )
     other = SpaceFactory(slug="gov-other", members={users["owner"]: Role.OWNER})
     restricted_tag_set(actor=SYSTEM, space=space, tag="hr", min_role=Role.CURATOR)
