@@ -32,8 +32,9 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection
 
+from governance.access import SYSTEM
 from governance.crypto import cipher, datakeys, search
-from governance.services import api_token_issue
+from governance.services import api_token_issue, membership_grant
 from memories import entry
 from memories.embeddings.registry import get_provider
 from memories.models import Memory, Space
@@ -210,6 +211,10 @@ def main() -> None:
     for size in args.sizes:
         build_space(size, bases, base_vectors)
     user, _ = get_user_model().objects.get_or_create(username="bench")
+    # Recall answers only spaces the caller holds a role in; a viewer is enough.
+    for size in args.sizes:
+        space = Space.objects.get(slug=f"speed-{size}")
+        membership_grant(actor=SYSTEM, space=space, role="viewer", user=user)
     _, token = api_token_issue(user=user, name="speed bench")
     results = []
     for size in args.sizes:

@@ -24,6 +24,21 @@ def plain(text: str) -> str:
     return " ".join(text.split()).rstrip(" .;:")
 
 
+# Words that open a summary but read lowercase inside a sentence ("When the build hangs...").
+# Other capitals (names, acronyms: Stripe, CI) stay as written.
+_LEADING_WORDS = frozenset({"a", "an", "the", "our", "my", "this", "that", "these", "those", "its", "their",
+                            "some", "no", "every", "all", "we", "it", "they"})
+
+
+def clause(text: str) -> str:
+    """A summary inside a sentence: `plain`, with a leading article or pronoun lowered."""
+    text = plain(text)
+    first, _, rest = text.partition(" ")
+    if first.lower() in _LEADING_WORDS and first[:1].isupper():
+        return f"{first.lower()} {rest}".strip()
+    return text
+
+
 def requirement_phrase(requirement_id: str) -> str:
     return f"requirement {requirement_id}" if requirement_id else "the execution"
 
@@ -52,7 +67,7 @@ class Learning:
     def sentence(self) -> str:
         """The procedural memory's wording."""
         verb = "resolved" if self.kind == BLOCKER_RESOLVED else "fixed"
-        text = (f"When {plain(self.problem.summary)} ({self.problem_label} on "
+        text = (f"When {clause(self.problem.summary)} ({self.problem_label} on "
                 f"{requirement_phrase(self.requirement_id)}), this {verb} it: {plain(self.fix.summary)}.")
         if self.steps:
             text += " On the way: " + "; ".join(
@@ -61,11 +76,13 @@ class Learning:
         return text
 
 
-def learning_of(event: PRDEvent, *, steps: Sequence[PRDEvent] = ()) -> Learning | None:
-    """The learning `event` completes, if it is a fix (its `resolves` must be loaded)."""
-    problem = event.resolves if event.resolves_id else None
-    if problem is None:
+def learning_of(event: PRDEvent, *, steps: Sequence[PRDEvent] = (),
+                problem: PRDEvent | None = None) -> Learning | None:
+    """The learning `event` completes, if it is a fix. Pass the `problem` it resolves when
+    you have it; otherwise `event.resolves` is read (load it with the event)."""
+    if not event.resolves_id:
         return None
+    problem = problem or event.resolves
     kind = BLOCKER_RESOLVED if event.type == BLOCKER_RESOLVED else FAILURE_FIXED
     return Learning(kind=kind, problem=problem, fix=event, steps=tuple(steps))
 

@@ -32,5 +32,7 @@ CONTEXT_EVENT_LIMIT_DEFAULT = 20
 CONTEXT_EVENT_LIMIT_MAX = 200
 CONTEXT_LEARNING_LIMIT_DEFAULT = 50
 CONTEXT_LEARNING_LIMIT_MAX = 500
+# How long a served resume context is kept for an unchanged execution (a write changes the key).
+CONTEXT_CACHE_SECONDS = 60
 RECALL_K_DEFAULT = 5
 RECALL_K_MAX = 50

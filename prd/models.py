@@ -9,7 +9,6 @@ data lives in one JSON field per model (`PRDEvent.detail`, `ThinkingChain.though
 from __future__ import annotations
 
 from django.conf import settings
-from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
@@ -17,6 +16,7 @@ from django.db.models import F, Q
 from pgvector.django import VectorField
 from ulid import ULID
 
+from governance.crypto.fields import SealedJSONField, SealedTextField
 from prd import limits
 from prd.progress import STATES
 
@@ -117,18 +117,21 @@ class PRDExecution(models.Model):
     title = models.CharField(max_length=limits.TITLE_MAX, blank=True, default="")
     status = models.CharField(max_length=16, choices=ExecutionStatus.choices,
                               default=ExecutionStatus.NOT_STARTED)
-    # The PRD's requirements as last declared: [{id, title, hash}].
-    requirements = models.JSONField(default=list, blank=True)
+    # The PRD's requirements as last declared: [{id, title, hash}]. Sealed, like every
+    # free text of the PRD app (governance.crypto); progress holds requirement ids only.
+    requirements = SealedJSONField(default=list, blank=True)
     progress = models.JSONField(default=empty_progress, editable=False)
-    state = models.JSONField(default=dict, editable=False)
+    state = SealedJSONField(default=dict, editable=False)
 
     event_count = models.PositiveIntegerField(default=0)
+    # Events that closed a blocker or a failure streak (the learnings), counted at append.
+    learning_count = models.PositiveIntegerField(default=0)
     last_event_at = models.DateTimeField(null=True, blank=True)
     # Sequence of the newest event that forms a memory, and of the newest one formed.
     formable_through = models.PositiveIntegerField(default=0)
     formed_through = models.PositiveIntegerField(default=0)
 
-    summary = models.TextField(blank=True, default="")
+    summary = SealedTextField(blank=True, default="")
     summary_source = models.CharField(max_length=200, blank=True, default="")
     summary_attempts = models.PositiveSmallIntegerField(default=0)
     compacted_at = models.DateTimeField(null=True, blank=True)
@@ -161,6 +164,9 @@ class PRDExecution(models.Model):
     def progress_counts(self) -> dict[str, int]:
         return {state: len(self.progress.get(state, [])) for state in STATES}
 
+    def sealing_space_id(self) -> int:
+        return self.space_id
+
 
 class PRDRun(models.Model):
     """One start-or-resume of an execution, with what changed in the PRD since the run before.
@@ -173,7 +179,7 @@ class PRDRun(models.Model):
     number = models.PositiveIntegerField()
     prd_hash = models.CharField(max_length=limits.PRD_HASH_MAX, blank=True, default="")
     agent_id = models.CharField(max_length=limits.AGENT_ID_MAX, blank=True, default="")
-    changes = models.JSONField(default=dict, blank=True)
+    changes = SealedJSONField(default=dict, blank=True)
     prd_changed = models.BooleanField(default=False)
     event_sequence = models.PositiveIntegerField(default=0, help_text="Events logged before this run.")
     started_at = models.DateTimeField(auto_now_add=True)
@@ -187,6 +193,9 @@ class PRDRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.execution_id} run {self.number}"
+
+    def sealing_space_id(self) -> int:
+        return self.execution.space_id
 
 
 class ThinkingChain(models.Model):
@@ -202,13 +211,13 @@ class ThinkingChain(models.Model):
     space = models.ForeignKey("memories.Space", on_delete=models.CASCADE, related_name="thinking_chains")
     execution = models.ForeignKey(PRDExecution, null=True, blank=True, on_delete=models.SET_NULL,
                                   related_name="thinking_chains")
-    query = models.TextField()
+    query = SealedTextField()
     status = models.CharField(max_length=16, choices=ChainStatus.choices, default=ChainStatus.ACTIVE)
-    thoughts = models.JSONField(default=list, blank=True)
+    thoughts = SealedJSONField(default=list, blank=True)
     agent_id = models.CharField(max_length=limits.AGENT_ID_MAX, blank=True, default="")
-    abandon_reason = models.CharField(max_length=limits.ABANDON_REASON_MAX, blank=True, default="")
+    abandon_reason = SealedTextField(blank=True, default="")
 
-    summary = models.TextField(blank=True, default="")
+    summary = SealedTextField(blank=True, default="")
     summary_source = models.CharField(max_length=200, blank=True, default="")
     summary_attempts = models.PositiveSmallIntegerField(default=0)
     summarized_at = models.DateTimeField(null=True, blank=True)
@@ -235,6 +244,9 @@ class ThinkingChain(models.Model):
     def __str__(self) -> str:
         return self.query[:80]
 
+    def sealing_space_id(self) -> int:
+        return self.space_id
+
 
 class PRDEvent(AppendOnly):
     """One entry of an execution's log. Append-only; `sequence` orders it (1, 2, 3...).
@@ -248,8 +260,8 @@ class PRDEvent(AppendOnly):
     sequence = models.PositiveIntegerField()
     type = models.CharField(max_length=32, choices=EventType.choices)
     requirement_id = models.CharField(max_length=limits.REQUIREMENT_ID[1], blank=True, default="")
-    summary = models.TextField()
-    detail = models.JSONField(default=dict, blank=True)
+    summary = SealedTextField()
+    detail = SealedJSONField(default=dict, blank=True)
     agent_id = models.CharField(max_length=limits.AGENT_ID_MAX, blank=True, default="")
     # RESTRICT: a chain an event cites cannot be deleted alone, only with its space.
     thinking_chain = models.ForeignKey(ThinkingChain, null=True, blank=True, on_delete=models.RESTRICT,
@@ -279,6 +291,9 @@ class PRDEvent(AppendOnly):
     def __str__(self) -> str:
         return f"#{self.sequence} {self.type} {self.requirement_id}".strip()
 
+    def sealing_space_id(self) -> int:
+        return self.execution.space_id
+
 
 class PRDDecision(AppendOnly):
     """A decision made during an execution. Each has its decision_made event, and back."""
@@ -287,9 +302,9 @@ class PRDDecision(AppendOnly):
     execution = models.ForeignKey(PRDExecution, on_delete=models.CASCADE, related_name="decisions")
     event = models.OneToOneField(PRDEvent, on_delete=models.CASCADE, related_name="decision")
     requirement_id = models.CharField(max_length=limits.REQUIREMENT_ID[1], blank=True, default="")
-    decision = models.TextField()
-    reason = models.TextField(blank=True, default="")
-    alternatives = ArrayField(models.TextField(), default=list, blank=True)
+    decision = SealedTextField()
+    reason = SealedTextField(blank=True, default="")
+    alternatives = SealedJSONField(default=list, blank=True)
     agent_id = models.CharField(max_length=limits.AGENT_ID_MAX, blank=True, default="")
     thinking_chain = models.ForeignKey(ThinkingChain, null=True, blank=True, on_delete=models.RESTRICT,
                                        related_name="decisions")
@@ -302,6 +317,9 @@ class PRDDecision(AppendOnly):
 
     def __str__(self) -> str:
         return self.decision[:80]
+
+    def sealing_space_id(self) -> int:
+        return self.execution.space_id
 
 
 class FormationRule(models.TextChoices):

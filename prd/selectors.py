@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from governance import access
+from governance.crypto import search as crypto_search
 from prd import limits
-from prd.learnings import Learning, learnings_of
+from prd.learnings import Learning, learning_of
 from prd.models import ChainStatus, PRDDecision, PRDEvent, PRDExecution, PRDRun, ThinkingChain
 from prd.progress import Fold
 from samsite.api.errors import InvalidInput
@@ -102,33 +103,53 @@ def execution_context(*, actor, execution_id: str, event_limit: int = limits.CON
     blockers and failures, and what changed in the PRD at the newest run (plus the newest
     run that changed it)."""
     execution = execution_get(actor=actor, execution_id=execution_id)
-    recent = list(execution.events.order_by("-sequence")[:event_limit])[::-1] if event_limit else []
-    decisions = list(execution.decisions.order_by("created_at", "id")) if include_decisions else None
-    resolving = execution.events.filter(resolves__isnull=False)
-    fixes = list(resolving.select_related("resolves").order_by("-sequence")[:learning_limit])[::-1] if (
-        learning_limit) else []
-    learnings_total = len(fixes) if len(fixes) < learning_limit else resolving.count()
+    return context_of(execution, event_limit=event_limit, include_decisions=include_decisions,
+                      learning_limit=learning_limit)
+
+
+def context_of(execution: PRDExecution, *, event_limit: int, include_decisions: bool,
+               learning_limit: int) -> ResumeContext:
+    """execution_context for an execution the caller already got through execution_get."""
     fold = Fold.from_json(execution.state)
     blocker_ids = fold.open_blocker_ids()
     failure_ids = list(fold.open_failures.values())
-    open_events = {e.id: e for e in PRDEvent.objects.filter(pk__in=blocker_ids + failure_ids)} if (
-        blocker_ids or failure_ids) else {}
-    runs = list(execution.runs.order_by("-number")[:1])
-    newest = runs[0] if runs else None
-    last_change = (newest if newest is not None and newest.prd_changed
-                   else execution.runs.filter(prd_changed=True).order_by("-number").first())
+    # One query for every event the context shows: the newest ones, the newest fixes and
+    # the problems they fixed, and the open blockers and failures.
+    resolving = execution.events.filter(resolves__isnull=False).order_by("-sequence")
+    first_recent = execution.event_count - event_limit
+    wanted = Q(sequence__gt=first_recent) | Q(pk__in=blocker_ids + failure_ids)
+    if learning_limit:
+        wanted |= Q(pk__in=resolving.values("pk")[:learning_limit])
+        wanted |= Q(pk__in=resolving.values("resolves_id")[:learning_limit])
+    events = list(execution.events.filter(wanted).order_by("sequence"))
+    by_id = {e.id: e for e in events}
+    # Problems never close anything themselves, so the events with `resolves` are fixes.
+    fixes = [e for e in events if e.resolves_id][-learning_limit:] if learning_limit else []
+    learnings = [learning_of(fix, problem=by_id[fix.resolves_id]) for fix in fixes]
+    decisions = list(execution.decisions.order_by("created_at", "id")) if include_decisions else None
+    newest, last_change = _newest_runs(execution)
     return ResumeContext(
         execution=execution,
-        recent_events=recent,
+        recent_events=[e for e in events if e.sequence > first_recent],
         decisions=decisions,
-        learnings=learnings_of(fixes),
-        learnings_total=learnings_total,
-        open_blockers=[open_events[i] for i in blocker_ids if i in open_events],
-        open_failures=[open_events[i] for i in failure_ids if i in open_events],
+        learnings=[learning for learning in learnings if learning is not None],
+        learnings_total=execution.learning_count,
+        open_blockers=[by_id[i] for i in blocker_ids if i in by_id],
+        open_failures=[by_id[i] for i in failure_ids if i in by_id],
         prd_changes=newest.changes if newest else {},
         last_prd_change=last_change,
         runs=newest.number if newest else 0,
     )
+
+
+def _newest_runs(execution: PRDExecution) -> tuple[PRDRun | None, PRDRun | None]:
+    """The newest run and the newest run that changed the PRD, in one query."""
+    newest = execution.runs.order_by("-number")[:1]
+    changed = execution.runs.filter(prd_changed=True).order_by("-number")[:1]
+    runs = sorted(newest.union(changed), key=lambda r: -r.number)
+    if not runs:
+        return None, None
+    return runs[0], next((r for r in runs if r.prd_changed), None)
 
 
 # --- thinking chains ------------------------------------------------------------------
@@ -181,6 +202,12 @@ def _space_ids(actor, spaces: list[str]) -> list[int]:
     return sorted(found.values())
 
 
+def _lexemes(text: str) -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT lexeme FROM unnest(to_tsvector('english', %s))", [text])
+        return [row[0] for row in cursor.fetchall()]
+
+
 def chains_recall(*, actor, query: str, spaces: list[str] | None = None, k: int = limits.RECALL_K_DEFAULT,
                   statuses: tuple[str, ...] = (ChainStatus.COMPLETED,)) -> list[ChainMatch]:
     """recall_reasoning: past chains most like `query`, by embedding and by text.
@@ -201,9 +228,12 @@ def chains_recall(*, actor, query: str, spaces: list[str] | None = None, k: int 
     except EmbeddingError as exc:
         logger.warning("recall_reasoning without a query embedding: %s", exc)
         vector = None
-    # OR the query's lexemes: an AND of every word of a sentence rarely matches anything.
+    # OR the query's lexemes (an AND of every word of a sentence rarely matches anything),
+    # as keyed tokens: the index holds tokens, never words (governance.crypto.search).
+    tokens = crypto_search.query_tokens(space_ids, _lexemes(query))
+    tsq = " | ".join(f"'{token}'" for token in sorted(tokens)) or None
     sql = """
-        WITH q AS (SELECT replace(plainto_tsquery('english', %(query)s)::text, '&', '|')::tsquery AS tsq)
+        WITH q AS (SELECT %(tsq)s::tsquery AS tsq)
         SELECT c.id, similarity, text_rank,
                %(sw)s * COALESCE(similarity, 0) + %(tw)s * text_rank AS score
         FROM (
@@ -220,7 +250,7 @@ def chains_recall(*, actor, query: str, spaces: list[str] | None = None, k: int 
         ORDER BY score DESC, c.id
         LIMIT %(k)s
     """
-    params = {"query": query, "vector": vector, "model": provider.name, "spaces": space_ids,
+    params = {"tsq": tsq, "vector": vector, "model": provider.name, "spaces": space_ids,
               "statuses": list(statuses), "k": k, "sw": SIMILARITY_WEIGHT, "tw": TEXT_WEIGHT}
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

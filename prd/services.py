@@ -15,18 +15,24 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.contrib.postgres.search import SearchVector
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Max, TextField, Value
+from django.db.models import F, Max, Value
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from governance import access
+from governance import access, policy, privacy
 from governance.access import SYSTEM
+from governance.audit.services import audit_record
+from governance.crypto import datakeys, search
+from governance.modes import WriteOutcome
 from memories import services as memory_services
 from memories.normalize import clean_content, clean_line
 from prd import formation, limits, prd_changes, thoughts
@@ -65,8 +71,43 @@ def _refused(exc: TransitionRefused | thoughts.ThoughtRefused) -> Exception:
     return Conflict(exc.message, fields=fields) if exc.conflict else InvalidInput(exc.message, fields=fields)
 
 
+# Redactions made while a service call cleans its input (every storage-bound text of
+# the PRD app passes through _text or _redact), reported back on the write's answer.
+_redactions: ContextVar[list[dict[str, Any]] | None] = ContextVar("prd_redactions", default=None)
+
+
+def _redact(value: Any, *, path: str) -> Any:
+    report = _redactions.get()
+    return privacy.redact_value(value, path=path, report=report if report is not None else [])
+
+
+@contextmanager
+def _collecting_redactions() -> Iterator[list[dict[str, Any]]]:
+    report: list[dict[str, Any]] = []
+    token = _redactions.set(report)
+    try:
+        yield report
+    finally:
+        _redactions.reset(token)
+
+
+def _writable(actor, space) -> WriteOutcome:
+    """The memory mode's answer for a write (409 when paused or off)."""
+    return policy.write_outcome(actor, space)
+
+
+def _discard_if(outcome: WriteOutcome) -> None:
+    """Incognito: the caller gets its answer; the surrounding atomic block rolls back."""
+    if outcome is WriteOutcome.DISCARD:
+        transaction.set_rollback(True)
+
+
+def _audit(action: str, **kwargs: Any) -> None:
+    audit_record(action, **kwargs)
+
+
 def _text(value: str, *, field_name: str, bounds: tuple[int, int], multiline: bool = True) -> str:
-    cleaned = clean_content(value) if multiline else clean_line(value)
+    cleaned = _redact(clean_content(value) if multiline else clean_line(value), path=field_name)
     low, high = bounds
     if len(cleaned) < low:
         raise _invalid(field_name, "This field may not be blank." if low == 1 else
@@ -94,12 +135,13 @@ def _schedule_retry(func: str, *, attempt: int, **kwargs: Any) -> None:
     Schedule.objects.create(
         name=f"prd summary retry {attempt + 1} {next(iter(kwargs.values()))}",
         func=func, kwargs=repr({**kwargs, "attempt": attempt + 1}),
-        schedule_type=Schedule.ONCE, next_run=timezone.now() + timezone.timedelta(seconds=delay),
+        schedule_type=Schedule.ONCE, next_run=timezone.now() + timedelta(seconds=delay),
     )
 
 
 def _advisory_lock(name: str) -> None:
-    """Serialise formation per execution or chain for the rest of this transaction."""
+    """Serialise formation of one execution for the rest of this transaction (a lock on a
+    name, so it does not hold the execution row that appends need)."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [name])
 
@@ -159,12 +201,13 @@ def execution_start(*, actor, space: str, prd_ref: str, title: str | None = None
     left out (None) keep their stored values. A paused execution resumes (in_progress).
     """
     target_space = access.access_space(actor, slug=space, action="write")
+    _writable(actor, target_space)
     ref = _text(prd_ref, field_name="prd_ref", bounds=limits.PRD_REF, multiline=False)
     digest = _prd_hash(prd_hash, prd_content)
     if digest is not None and len(digest) > limits.PRD_HASH_MAX:
         raise _invalid("prd_hash", f"Must be at most {limits.PRD_HASH_MAX} characters.")
     declared = _requirements(requirements)
-    new_title = clean_line(title) if title is not None else None
+    new_title = _redact(clean_line(title), path="title") if title is not None else None
     if new_title is not None and len(new_title) > limits.TITLE_MAX:
         raise _invalid("title", f"Must be at most {limits.TITLE_MAX} characters.")
     agent = clean_line(agent_id)
@@ -213,6 +256,9 @@ def _start_locked(actor, space, ref: str, title: str | None, digest: str | None,
         execution=execution, number=last + 1, prd_hash=execution.prd_hash, agent_id=agent,
         changes=changes, prd_changed=changes["changed"], event_sequence=execution.event_count,
     )
+    _audit("create" if created else "edit", actor=actor, space=space, target=execution,
+           after={"prd_ref": ref, "run": run.number, "prd_changed": run.prd_changed})
+    _discard_if(policy.write_outcome(actor, space))
     return StartResult(execution=execution, created=created, run=run)
 
 
@@ -248,6 +294,7 @@ class AppendResult:
     decision: PRDDecision | None = None
     # True when the idempotency key named an event already logged (nothing was written).
     replayed: bool = False
+    redaction_report: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _locked_execution(actor, execution_id: str) -> PRDExecution:
@@ -268,7 +315,7 @@ def _clean_event(data: EventInput) -> EventInput:
     if data.resolves and data.type != EventType.BLOCKER_RESOLVED:
         raise _invalid("resolves", "Only a blocker_resolved event names the blocker it resolves.")
     return replace(
-        data, requirement_id=requirement,
+        data, requirement_id=requirement, detail=_redact(data.detail, path="detail"),
         summary=_text(data.summary, field_name="summary", bounds=limits.EVENT_SUMMARY),
         agent_id=clean_line(data.agent_id or ""),
         idempotency_key=clean_line(data.idempotency_key) if data.idempotency_key else None,
@@ -277,12 +324,13 @@ def _clean_event(data: EventInput) -> EventInput:
 
 def _clean_decision(data: DecisionInput) -> DecisionInput:
     alternatives = tuple(a for a in (clean_line(str(a)) for a in data.alternatives) if a)
+    alternatives = tuple(_redact(list(alternatives), path="alternatives"))
     if len(alternatives) > limits.ALTERNATIVES_MAX:
         raise _invalid("alternatives", f"Allows at most {limits.ALTERNATIVES_MAX} items.")
     for index, alternative in enumerate(alternatives):
         if len(alternative) > limits.ALTERNATIVE_MAX:
             raise _invalid(f"alternatives[{index}]", f"Must be at most {limits.ALTERNATIVE_MAX} characters.")
-    reason = clean_content(data.reason or "")
+    reason = _redact(clean_content(data.reason or ""), path="reason")
     if len(reason) > limits.REASON_MAX:
         raise _invalid("reason", f"Must be at most {limits.REASON_MAX} characters.")
     return replace(data, decision=_text(data.decision, field_name="decision", bounds=limits.DECISION),
@@ -311,22 +359,28 @@ def event_append(*, actor, execution_id: str, data: EventInput) -> AppendResult:
     Raises InvalidInput (400) for bad fields, Conflict (409) for an event that does not fit
     the current state or a completed execution, NotFound (404) for an unseen execution.
     """
-    event = _clean_event(data)
-    decision = None
-    if event.type == EventType.DECISION_MADE:
-        decision = _clean_decision(_decision_from_detail(event))
-    return _append(actor, execution_id, event, decision)
+    with _collecting_redactions() as report:
+        event = _clean_event(data)
+        decision = None
+        if event.type == EventType.DECISION_MADE:
+            decision = _clean_decision(_decision_from_detail(event))
+    result = _append(actor, execution_id, event, decision)
+    result.redaction_report = report
+    return result
 
 
 def decision_record(*, actor, execution_id: str, data: DecisionInput) -> AppendResult:
     """Record a decision, logged as a decision_made event in the same transaction."""
-    decision = _clean_decision(data)
-    event = _clean_event(EventInput(
-        type=EventType.DECISION_MADE, summary=clip(decision.decision, limits.EVENT_SUMMARY[1]),
-        requirement_id=decision.requirement_id, agent_id=decision.agent_id,
-        thinking_chain=decision.thinking_chain, idempotency_key=decision.idempotency_key,
-    ))
-    return _append(actor, execution_id, event, decision)
+    with _collecting_redactions() as report:
+        decision = _clean_decision(data)
+        event = _clean_event(EventInput(
+            type=EventType.DECISION_MADE, summary=clip(decision.decision, limits.EVENT_SUMMARY[1]),
+            requirement_id=decision.requirement_id, agent_id=decision.agent_id,
+            thinking_chain=decision.thinking_chain, idempotency_key=decision.idempotency_key,
+        ))
+    result = _append(actor, execution_id, event, decision)
+    result.redaction_report = report
+    return result
 
 
 def _chain_in_space(chain_id: str | None, space_id: int, *, field_name: str = "thinking_chain"):
@@ -359,6 +413,7 @@ def _append(actor, execution_id: str, data: EventInput, decision: DecisionInput 
     replayed = _replayed(execution, data)
     if replayed is not None:
         return replayed
+    outcome_of_mode = _writable(actor, execution.space)
     if execution.status == ExecutionStatus.COMPLETED:
         raise Conflict(f"PRD execution '{execution.id}' is completed; its log is closed.",
                        fields={"status": ["completed"]})
@@ -396,6 +451,9 @@ def _append(actor, execution_id: str, data: EventInput, decision: DecisionInput 
     execution.event_count = sequence
     execution.last_event_at = event.created_at
     fields = ["state", "progress", "event_count", "last_event_at", "updated_at"]
+    if outcome.resolves is not None:
+        execution.learning_count += 1
+        fields.append("learning_count")
     if execution.status == ExecutionStatus.NOT_STARTED:
         execution.status = ExecutionStatus.IN_PROGRESS
         fields.append("status")
@@ -409,6 +467,11 @@ def _append(actor, execution_id: str, data: EventInput, decision: DecisionInput 
     execution.save(update_fields=fields)
     if forms_memory and formation_idle:
         _enqueue("prd.tasks.execution_form_memories", execution_id=execution.id)
+    _audit("create", actor=actor, space=execution.space, target=event,
+           after={"execution": execution.id, "sequence": sequence, "type": data.type,
+                  "requirement_id": outcome.requirement_id, "summary": data.summary,
+                  "decision": recorded.decision if recorded else None})
+    _discard_if(outcome_of_mode)
     return AppendResult(execution=execution, event=event, decision=recorded)
 
 
@@ -424,6 +487,7 @@ def execution_status_update(*, actor, execution_id: str, status: str) -> PRDExec
     if status not in ExecutionStatus.values:
         raise _invalid("status", f"Must be one of {', '.join(ExecutionStatus.values)}.")
     execution = _locked_execution(actor, execution_id)
+    outcome_of_mode = _writable(actor, execution.space)
     current = execution.status
     if status == current:
         return execution
@@ -450,6 +514,9 @@ def execution_status_update(*, actor, execution_id: str, status: str) -> PRDExec
         _enqueue("prd.tasks.execution_compact", execution_id=execution.id)
     execution.status = status
     execution.save(update_fields=fields)
+    _audit("edit", actor=actor, space=execution.space, target=execution,
+           before={"status": current}, after={"status": status})
+    _discard_if(outcome_of_mode)
     return execution
 
 
@@ -463,16 +530,17 @@ def event_facts(execution: PRDExecution) -> list[EventFacts]:
 
 @transaction.atomic
 def execution_rematerialise(*, actor, execution_id: str) -> bool:
-    """Rebuild progress from the log. Returns True when the stored progress was out of step
-    (it never should be; the admin offers this as a check)."""
+    """Rebuild progress (and the learning count) from the log. Returns True when what was
+    stored was out of step (it never should be; the admin offers this as a check)."""
     execution = _locked_execution(actor, execution_id)
     fold = replay(event_facts(execution), declared=Fold.from_json(execution.state).declared)
     state, progress = fold.to_json(), fold.progress()
-    if (state, progress) == (execution.state, execution.progress):
+    learnings = execution.events.filter(resolves__isnull=False).count()
+    if (state, progress, learnings) == (execution.state, execution.progress, execution.learning_count):
         return False
     logger.warning("progress of %s was out of step with its log; rebuilt", execution.id)
-    execution.state, execution.progress = state, progress
-    execution.save(update_fields=["state", "progress", "updated_at"])
+    execution.state, execution.progress, execution.learning_count = state, progress, learnings
+    execution.save(update_fields=["state", "progress", "learning_count", "updated_at"])
     return True
 
 
@@ -548,7 +616,11 @@ def execution_memories_form(*, execution_id: str, include_unresolved: bool = Fal
 def _form_once(execution_id: str, *, include_unresolved: bool) -> tuple[FormationOutcome, bool]:
     with transaction.atomic():
         _advisory_lock(f"prd-formation:{execution_id}")
-        execution = PRDExecution.objects.select_related("space").filter(pk=execution_id).first()
+        # Lock the execution row before forming: forming writes memories, whose audit
+        # records take the audit chain's lock, and appends take the row lock first and the
+        # chain lock last; the same order here means the two can never deadlock.
+        execution = (PRDExecution.objects.select_for_update(of=("self",)).select_related("space")
+                     .filter(pk=execution_id).first())
         if execution is None:
             logger.info("formation: PRD execution %s is gone", execution_id)
             return FormationOutcome(), True
@@ -565,9 +637,8 @@ def _form_once(execution_id: str, *, include_unresolved: bool) -> tuple[Formatio
             for failure in execution.events.filter(pk__in=failing).order_by("sequence"):
                 planned.append(formation.plan_unresolved_failure(execution, failure))
         outcome = _form(planned)
-        # The update waits for an append holding the row lock, and the read after it sees
-        # what that append committed: either the append saw this job's watermark (and
-        # enqueued a new job) or this job sees the append's event and goes round again.
+        # Appends wait for this job's row lock; when it commits they see its watermark
+        # and enqueue a new job for whatever they log after it.
         rows = PRDExecution.objects.filter(pk=execution.pk)
         rows.update(formed_through=Greatest(F("formed_through"), Value(watermark)))
         caught_up = rows.values_list("formable_through", flat=True).get() <= watermark
@@ -663,13 +734,12 @@ def _chain_text(chain: ThinkingChain) -> str:
 
 
 def _refresh_chain_search(chain: ThinkingChain) -> None:
-    """Weighted tsvector: query A, summary B, thoughts C."""
-    def part(text: str, weight: str) -> SearchVector:
-        return SearchVector(Value(text, output_field=TextField()), weight=weight, config=SEARCH_CONFIG)
-
-    ThinkingChain.objects.filter(pk=chain.pk).update(
-        search_vector=part(chain.query, "A") + part(chain.summary, "B") + part(_chain_text(chain), "C")
-    )
+    """Keyed search tokens (governance.crypto.search): query A, summary B, thoughts C."""
+    doc = {"title": chain.query, "summary": chain.summary, "content": _chain_text(chain)}
+    vector = search.token_vectors(datakeys.active_key_id(chain.space_id), [doc])[0]
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE prd_thinkingchain SET search_vector = %s::tsvector WHERE id = %s",
+                       [vector, chain.pk])
 
 
 def _locked_chain(actor, chain_id: str) -> ThinkingChain:
@@ -682,6 +752,7 @@ def chain_start(*, actor, space: str, query: str, agent_id: str = "",
                 execution_id: str | None = None) -> ThinkingChain:
     """Start a chain of thoughts on `query`, optionally tied to a PRD execution of the space."""
     target_space = access.access_space(actor, slug=space, action="write")
+    outcome_of_mode = _writable(actor, target_space)
     execution = None
     if execution_id:
         execution = PRDExecution.objects.filter(pk=execution_id, space=target_space).first()
@@ -694,6 +765,8 @@ def chain_start(*, actor, space: str, query: str, agent_id: str = "",
     )
     chain.save()
     _refresh_chain_search(chain)
+    _audit("create", actor=actor, space=target_space, target=chain, after={"query": chain.query})
+    _discard_if(outcome_of_mode)
     return chain
 
 
@@ -702,6 +775,7 @@ def thought_add(*, actor, chain_id: str, data: thoughts.ThoughtInput) -> Thinkin
     """Append a thought. 409 when the chain is closed or `number` is stale; 400 when
     `revises` or the branch fields do not fit the chain (prd.thoughts)."""
     chain = _locked_chain(actor, chain_id)
+    outcome_of_mode = _writable(actor, chain.space)
     if chain.status != ChainStatus.ACTIVE:
         raise Conflict(f"Thinking chain '{chain.id}' is {chain.status}; it takes no more thoughts.",
                        fields={"status": [chain.status]})
@@ -713,6 +787,10 @@ def thought_add(*, actor, chain_id: str, data: thoughts.ThoughtInput) -> Thinkin
     thought["created_at"] = timezone.now().isoformat().replace("+00:00", "Z")
     chain.thoughts = [*chain.thoughts, thought]
     chain.save(update_fields=["thoughts", "updated_at"])
+    _refresh_chain_search(chain)
+    _audit("edit", actor=actor, space=chain.space, target=chain,
+           after={"thought": thought["number"], "content": thought["content"]})
+    _discard_if(outcome_of_mode)
     return chain
 
 
@@ -769,7 +847,8 @@ def chain_embed(*, chain_id: str) -> bool:
     from memories.embeddings.base import EmbeddingError
     from memories.embeddings.registry import get_provider
 
-    chain = ThinkingChain.objects.filter(pk=chain_id).only("id", "query", "summary").first()
+    chain = ThinkingChain.objects.filter(pk=chain_id).only("id", "space_id", "query", "summary",
+                                                           "summarized_at").first()
     if chain is None:
         return False
     provider = get_provider()
@@ -778,7 +857,8 @@ def chain_embed(*, chain_id: str) -> bool:
     except EmbeddingError as exc:
         logger.warning("embedding thinking chain %s failed: %s", chain_id, exc)
         return False
-    return bool(ThinkingChain.objects.filter(pk=chain_id, summary=chain.summary).update(
+    # The summary is sealed, so "still the same summary" is checked by its time stamp.
+    return bool(ThinkingChain.objects.filter(pk=chain_id, summarized_at=chain.summarized_at).update(
         embedding=vector.tolist(), embedding_model=provider.name))
 
 

@@ -57,7 +57,7 @@ def prd_sweep(*, older_than_seconds: int = 300) -> dict:
         services.chain_summarise(chain_id=chain_id)
     stale = list(chains.filter(summarized_at__isnull=False)
                  .filter(Q(embedding__isnull=True) | ~Q(embedding_model=configured_model_name()))
-                 .exclude(summary="").order_by(F("summarized_at").asc())
+                 .exclude(summary_source="").order_by(F("summarized_at").asc())
                  .values_list("id", flat=True)[:SWEEP_BATCH])
     embedded = sum(services.chain_embed(chain_id=chain_id) for chain_id in stale)
     if forming or compacting or summarising or embedded:

@@ -244,6 +244,8 @@ class PRDAppendOutputSerializer(serializers.Serializer):
     execution = PRDExecutionOutputSerializer()
     replayed = serializers.BooleanField(
         help_text="True when the idempotency key named an event already logged")
+    redaction_report = serializers.ListField(
+        child=serializers.DictField(), help_text="[{path, kind, pattern, start, end}] per redaction")
 
 
 class PRDLearningOutputSerializer(serializers.Serializer):

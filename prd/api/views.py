@@ -3,13 +3,14 @@ output serializer."""
 
 from __future__ import annotations
 
+from django.core.cache import cache
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from prd import selectors, services
+from prd import limits, selectors, services
 from prd.api import serializers as s
 from prd.models import ChainStatus
 from prd.thoughts import ThoughtInput
@@ -31,7 +32,7 @@ def _slugs(value: str | None) -> list[str]:
 def _append_answer(result: services.AppendResult) -> Response:
     body = s.PRDAppendOutputSerializer({
         "event": result.event, "decision": result.decision, "execution": result.execution,
-        "replayed": result.replayed,
+        "replayed": result.replayed, "redaction_report": result.redaction_report,
     }).data
     return Response(body, status=status.HTTP_200_OK if result.replayed else status.HTTP_201_CREATED)
 
@@ -91,12 +92,19 @@ class PRDExecutionViewSet(viewsets.ViewSet):
     def context(self, request: Request, pk: str) -> Response:
         query = s.PRDContextQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        found = selectors.execution_context(
-            actor=request.user, execution_id=pk, event_limit=query.validated_data["event_limit"],
-            include_decisions=query.validated_data["include_decisions"],
-            learning_limit=query.validated_data["learning_limit"],
-        )
-        return Response(s.PRDContextOutputSerializer(found).data)
+        params = query.validated_data
+        execution = selectors.execution_get(actor=request.user, execution_id=pk)
+        # The hot path (seed 001's cache of active executions): the serialised context is
+        # kept per execution state. Every write to an execution moves its updated_at, so a
+        # changed execution has a new key and nothing needs invalidating.
+        key = (f"sam:prdctx:{execution.pk}:{execution.updated_at.isoformat()}:{execution.event_count}:"
+               f"{getattr(request.user, 'pk', '')}:{params['event_limit']}:{params['include_decisions']}:"
+               f"{params['learning_limit']}")
+        body = cache.get(key)
+        if body is None:
+            body = s.PRDContextOutputSerializer(selectors.context_of(execution, **params)).data
+            cache.set(key, body, timeout=limits.CONTEXT_CACHE_SECONDS)
+        return Response(body)
 
     @extend_schema(parameters=[s.PRDEventListQuerySerializer],
                    responses={200: s.PRDEventOutputSerializer(many=True), **ERRORS},

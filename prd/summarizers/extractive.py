@@ -1,9 +1,8 @@
 """The default summariser: picks items from the digest to fill a character budget.
 
-Deterministic, offline, no model: the same log always gives the same summary. Every
-section first gets its leading item, so a long list of decisions cannot crowd out the
-learnings; the remaining budget then goes to further items in section order, and each
-section says how many items it left out.
+Deterministic, offline, no model: the same log always gives the same summary. Sections
+take turns, one item each, so a long list of decisions cannot crowd out the learnings;
+each section says how many items it left out.
 """
 
 from __future__ import annotations
@@ -30,32 +29,26 @@ class ExtractiveSummarizer:
         sections = [(s.heading, [clip(i, ITEM_MAX_CHARS) for i in s.items]) for s in digest.sections
                     if s.items]
         chosen: list[list[str]] = [[] for _ in sections]
-        used = len(lead)
 
-        def cost(index: int, item: str) -> int:
-            heading = sections[index][0]
-            # A section's first item pays for its heading; later items for the separator.
-            return len(item) + (len(heading) + 4 if not chosen[index] else 2)
+        def render() -> str:
+            parts = [lead]
+            for (heading, items), picked in zip(sections, chosen, strict=True):
+                if picked:
+                    more = len(items) - len(picked)
+                    parts.append(f"{heading}: {'; '.join(picked)}" + (f" (+{more} more)." if more else "."))
+            return " ".join(parts)
 
-        # Pass 1: the first item of each section; pass 2: the rest, in section order.
-        for index, (_, items) in enumerate(sections):
-            if used + cost(index, items[0]) + 16 <= max_chars:
-                used += cost(index, items[0])
-                chosen[index].append(items[0])
-        for index, (_, items) in enumerate(sections):
-            if not chosen[index]:
-                continue
-            for item in items[len(chosen[index]):]:
-                if used + cost(index, item) + 16 > max_chars:
-                    break
-                used += cost(index, item)
-                chosen[index].append(item)
-
-        parts = [lead]
-        for (heading, items), picked in zip(sections, chosen, strict=True):
-            if not picked:
-                continue
-            more = len(items) - len(picked)
-            text = f"{heading}: {'; '.join(picked)}"
-            parts.append(f"{text} (+{more} more)." if more else f"{text}.")
-        return clip(" ".join(parts), max_chars)
+        # Round robin, one item per section per round, in section order: no section can
+        # crowd out the others, and earlier sections win the last of the budget. A section
+        # stops at its first item that does not fit, so what is shown is always its first N.
+        open_sections = set(range(len(sections)))
+        while open_sections:
+            for index in sorted(open_sections):
+                items = sections[index][1]
+                chosen[index].append(items[len(chosen[index])])
+                if len(render()) > max_chars:
+                    chosen[index].pop()
+                    open_sections.discard(index)
+                elif len(chosen[index]) == len(items):
+                    open_sections.discard(index)
+        return render()

@@ -1,6 +1,7 @@
 """PRD executions through the HTTP API: start or resume, events, decisions, status, resume context."""
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -338,6 +339,7 @@ def test_the_context_query_count_does_not_grow_with_the_log(api, space):
     eid = execution["id"]
 
     def queries() -> int:
+        cache.clear()  # count the queries of a context built afresh
         with CaptureQueriesContext(connection) as captured:
             assert api.get(f"{EXECUTIONS}{eid}/context/").status_code == 200
         return len(captured)
@@ -416,3 +418,35 @@ def test_anonymous_callers_get_401(anon, db, method, url):
     response = getattr(anon, method)(url)
     assert response.status_code == 401
     assert response.json()["error"]["code"] == "not_authenticated"
+
+
+def test_the_context_returns_the_newest_learnings_up_to_the_limit(api, space):
+    eid = started(api)["id"]
+    appended(api, eid, "requirement_started", "R1")
+    for n in range(3):
+        appended(api, eid, "test_failed", "R1", summary=f"failure {n}")
+        appended(api, eid, "test_passed", "R1", summary=f"fix {n}")
+
+    limited = api.get(f"{EXECUTIONS}{eid}/context/", {"learning_limit": 2}).json()
+    everything = api.get(f"{EXECUTIONS}{eid}/context/").json()
+
+    assert [item["fix"]["summary"] for item in limited["learnings"]] == ["fix 1", "fix 2"]
+    assert limited["learnings_total"] == everything["learnings_total"] == 3
+    assert len(everything["learnings"]) == 3
+
+
+def test_a_repeated_read_is_served_from_the_cache_until_the_next_write(api, space):
+    eid = started(api)["id"]
+    appended(api, eid, "requirement_started", "R1")
+    url = f"{EXECUTIONS}{eid}/context/"
+    first = api.get(url).json()
+
+    with CaptureQueriesContext(connection) as captured:
+        again = api.get(url).json()
+    assert again == first
+    assert not any("prd_prdevent" in q["sql"] for q in captured.captured_queries)
+
+    appended(api, eid, "requirement_completed", "R1")
+    fresh = api.get(url).json()
+    assert fresh["progress"]["completed"] == ["R1"]
+    assert fresh["total_events"] == 2

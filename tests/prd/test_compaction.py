@@ -192,3 +192,4 @@ def test_a_fallback_never_replaces_a_model_summary(api, finished, chat, on_commi
     tasks.execution_compact(execution_id=finished, attempt=1)
 
     assert PRDExecution.objects.get(pk=finished).summary_source == "fake-chat-1"
+

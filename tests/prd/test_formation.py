@@ -153,3 +153,11 @@ def test_a_busy_log_enqueues_one_formation_job_which_forms_everything(
     with django_capture_on_commit_callbacks(execute=False) as queued_again:
         appended(api, eid, "agent_handoff", summary="over to you")
     assert len(queued_again) == 1  # idle again, so the next formable event enqueues
+
+
+def test_a_summary_inside_a_learning_keeps_names_and_lowers_articles():
+    from prd.learnings import clause
+
+    assert clause("The staging API answers 503.") == "the staging API answers 503"
+    assert clause("Stripe rejects our keys") == "Stripe rejects our keys"
+    assert clause("CI has no Postgres") == "CI has no Postgres"

@@ -83,6 +83,7 @@ def test_progress_always_equals_what_the_events_imply(space, ops):
     execution.refresh_from_db()
     events = list(execution.events.order_by("sequence"))
     assert len(events) == execution.event_count == stored
+    assert execution.learning_count == sum(e.resolves_id is not None for e in events)
     assert [e.sequence for e in events] == list(range(1, stored + 1))
     as_sets = {state: set(ids) for state, ids in execution.progress.items()}
     assert as_sets == implied_progress(events, DECLARED)

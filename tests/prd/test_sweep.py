@@ -39,7 +39,8 @@ def test_the_sweep_forms_compacts_and_summarises_what_no_job_did(space):
     assert done == {"formed": 0, "compacted": 1, "summarised": 1, "embedded": 0}
     assert PRDExecution.objects.get(pk=execution.id).compacted_at is not None
     stored = ThinkingChain.objects.get(pk=chain.id)
-    assert stored.summary and stored.embedding is not None
+    assert stored.summary
+    assert stored.embedding is not None
     assert set(FormedMemory.objects.values_list("rule", flat=True)) == {
         "requirement_completed", "execution_summary", "chain_summary"}
 
