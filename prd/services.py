@@ -4,9 +4,12 @@ Every storage-bound text of the prd app is written here and nowhere else (views,
 and the admin call these functions), so redaction, encryption and audit hook into one
 module. Memories are formed through memories.services, never written directly.
 
-Concurrency: appends to one execution serialise on its row lock (`select_for_update`),
+Concurrency: appends to one execution serialise on its row lock (FOR NO KEY UPDATE),
 which orders the sequence numbers and keeps the materialised progress equal to the fold
-of the log. Formation and summarisation run in django-q2 jobs enqueued on commit; model
+of the log. NO KEY, because rows that merely reference the execution (its formed-memory
+links, written by formation while it holds the audit chain's lock) take a key-share lock
+on it, which a plain FOR UPDATE would block: a deadlock with an append waiting for the
+audit chain. Formation and summarisation run in django-q2 jobs enqueued on commit; model
 calls (embedding, a chat endpoint) happen outside any transaction.
 """
 
@@ -225,7 +228,7 @@ def execution_start(*, actor, space: str, prd_ref: str, title: str | None = None
 
 def _start_locked(actor, space, ref: str, title: str | None, digest: str | None,
                   declared: list[dict[str, str]] | None, agent: str) -> StartResult:
-    execution = (PRDExecution.objects.select_for_update(of=("self",)).select_related("space")
+    execution = (PRDExecution.objects.select_for_update(no_key=True, of=("self",)).select_related("space")
                  .filter(space=space, prd_ref=ref).first())
     created = execution is None
     if execution is None:
@@ -298,7 +301,7 @@ class AppendResult:
 
 
 def _locked_execution(actor, execution_id: str) -> PRDExecution:
-    queryset = PRDExecution.objects.select_for_update(of=("self",)).select_related("space")
+    queryset = PRDExecution.objects.select_for_update(no_key=True, of=("self",)).select_related("space")
     return access.access_object(queryset, actor, pk=execution_id, action="write", label="PRD execution")
 
 
@@ -616,11 +619,10 @@ def execution_memories_form(*, execution_id: str, include_unresolved: bool = Fal
 def _form_once(execution_id: str, *, include_unresolved: bool) -> tuple[FormationOutcome, bool]:
     with transaction.atomic():
         _advisory_lock(f"prd-formation:{execution_id}")
-        # Lock the execution row before forming: forming writes memories, whose audit
-        # records take the audit chain's lock, and appends take the row lock first and the
-        # chain lock last; the same order here means the two can never deadlock.
-        execution = (PRDExecution.objects.select_for_update(of=("self",)).select_related("space")
-                     .filter(pk=execution_id).first())
+        # No row lock while forming: memory writes take the audit chain's lock until commit,
+        # and an append holds the execution row and takes the chain lock last. Holding the
+        # row here too would make appends wait for every memory this job writes.
+        execution = PRDExecution.objects.select_related("space").filter(pk=execution_id).first()
         if execution is None:
             logger.info("formation: PRD execution %s is gone", execution_id)
             return FormationOutcome(), True
@@ -637,9 +639,13 @@ def _form_once(execution_id: str, *, include_unresolved: bool) -> tuple[Formatio
             for failure in execution.events.filter(pk__in=failing).order_by("sequence"):
                 planned.append(formation.plan_unresolved_failure(execution, failure))
         outcome = _form(planned)
-        # Appends wait for this job's row lock; when it commits they see its watermark
-        # and enqueue a new job for whatever they log after it.
-        rows = PRDExecution.objects.filter(pk=execution.pk)
+    # The watermark moves in a transaction of its own that takes only the row lock (so it
+    # never holds the row and the audit chain at once). The update waits for an append in
+    # progress, and the read after it sees what that append committed: either the append
+    # saw this watermark and enqueued a new job, or this job sees its event and goes round
+    # again. Should this step be lost, formation reruns later and its keys form nothing twice.
+    with transaction.atomic():
+        rows = PRDExecution.objects.filter(pk=execution_id)
         rows.update(formed_through=Greatest(F("formed_through"), Value(watermark)))
         caught_up = rows.values_list("formable_through", flat=True).get() <= watermark
     return outcome, caught_up
@@ -701,7 +707,7 @@ def execution_compact(*, execution_id: str, attempt: int = 1) -> CompactionOutco
 
     with transaction.atomic():
         _advisory_lock(f"prd-formation:{execution_id}")
-        locked = (PRDExecution.objects.select_for_update(of=("self",)).select_related("space")
+        locked = (PRDExecution.objects.select_for_update(no_key=True, of=("self",)).select_related("space")
                   .get(pk=execution_id))
         if not _keeps_better_summary(locked.summary_source, summary):
             locked.summary, locked.summary_source = summary.text, summary.source
@@ -743,7 +749,7 @@ def _refresh_chain_search(chain: ThinkingChain) -> None:
 
 
 def _locked_chain(actor, chain_id: str) -> ThinkingChain:
-    queryset = ThinkingChain.objects.select_for_update(of=("self",)).select_related("space")
+    queryset = ThinkingChain.objects.select_for_update(no_key=True, of=("self",)).select_related("space")
     return access.access_object(queryset, actor, pk=chain_id, action="write", label="thinking chain")
 
 
@@ -872,7 +878,7 @@ def chain_summarise(*, chain_id: str, attempt: int = 1) -> CompactionOutcome:
         return outcome
     summary = registry.summarise(chain_digest(query=chain.query, thoughts=chain.thoughts))
     with transaction.atomic():
-        locked = (ThinkingChain.objects.select_for_update(of=("self",)).select_related("space")
+        locked = (ThinkingChain.objects.select_for_update(no_key=True, of=("self",)).select_related("space")
                   .get(pk=chain_id))
         if not _keeps_better_summary(locked.summary_source, summary):
             locked.summary, locked.summary_source = summary.text, summary.source

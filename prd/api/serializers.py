@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.utils import timezone
@@ -11,6 +11,7 @@ from rest_framework import serializers
 from prd import limits
 from prd.learnings import Learning
 from prd.models import ChainStatus, EventType, ExecutionStatus, PRDDecision, PRDEvent
+from prd.selectors import ResumeContext
 
 
 def _optional_text(max_length: int, **kwargs: Any) -> serializers.CharField:
@@ -164,11 +165,18 @@ class PRDExecutionStartOutputSerializer(serializers.Serializer):
     prd_changes = PRDChangesSerializer(source="run.changes")
 
 
+UTC_OFFSET = timedelta(0)
+
+
 def iso(value: datetime | None) -> str | None:
     """A datetime as DRF renders it (ISO 8601, UTC as Z)."""
     if value is None:
         return None
-    text = timezone.localtime(value).isoformat() if timezone.is_aware(value) else value.isoformat()
+    # Rows come back in UTC, which is SAM's time zone; converting only what is not UTC
+    # keeps this cheap (localtime costs ~30 µs, and a context renders hundreds of times).
+    if timezone.is_aware(value) and value.utcoffset() != UTC_OFFSET:
+        value = timezone.localtime(value)
+    text = value.isoformat()
     return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
@@ -277,6 +285,29 @@ class PRDContextOutputSerializer(serializers.Serializer):
     last_prd_change = PRDRunOutputSerializer(allow_null=True,
                                              help_text="The newest run at which the PRD changed")
     runs = serializers.IntegerField()
+
+    def to_representation(self, context: ResumeContext) -> dict[str, Any]:
+        # The lists (up to hundreds of events and decisions) go through the direct
+        # representations above; the small parts through DRF. Checked against DRF's own
+        # walk of the declared fields in tests/prd/test_serializers.py.
+        events, decisions = PRDEventOutputSerializer(), PRDDecisionOutputSerializer()
+        learnings = PRDLearningOutputSerializer()
+        last = context.last_prd_change
+        return {
+            "execution": PRDExecutionOutputSerializer(context.execution).data,
+            "progress": PRDProgressSerializer(context.progress).data,
+            "recent_events": [events.to_representation(e) for e in context.recent_events],
+            "total_events": context.execution.event_count,
+            "decisions": (None if context.decisions is None
+                          else [decisions.to_representation(d) for d in context.decisions]),
+            "learnings": [learnings.to_representation(item) for item in context.learnings],
+            "learnings_total": context.learnings_total,
+            "open_blockers": [events.to_representation(e) for e in context.open_blockers],
+            "open_failures": [events.to_representation(e) for e in context.open_failures],
+            "prd_changes": PRDChangesSerializer(context.prd_changes).data,
+            "last_prd_change": PRDRunOutputSerializer(last).data if last is not None else None,
+            "runs": context.runs,
+        }
 
 
 # --- thinking chains ------------------------------------------------------------------

@@ -3,6 +3,7 @@ of the declared fields (they exist for speed; the declared fields are the docume
 
 from rest_framework import serializers
 
+from governance.access import SYSTEM
 from prd.api import serializers as s
 from prd.learnings import learnings_of
 from prd.models import PRDDecision, PRDEvent
@@ -30,3 +31,21 @@ def test_fast_representations_match_the_declared_fields(api, space):
     fast = s.PRDLearningOutputSerializer().to_representation(learning)
     assert fast["problem"] == drf_output(s.PRDEventRefOutputSerializer(), learning.problem)
     assert set(fast) == set(s.PRDLearningOutputSerializer().fields)
+
+
+def test_the_fast_context_matches_the_declared_fields(api, space):
+    from prd import selectors
+
+    eid = started(api)["id"]
+    appended(api, eid, "requirement_started", "R1")
+    appended(api, eid, "blocker_hit", "R1", summary="blocked")
+    appended(api, eid, "test_failed", "R2", summary="fails")
+    api.post(f"{EXECUTIONS}{eid}/decisions/", {"decision": "d", "reason": "r"}, format="json")
+    appended(api, eid, "blocker_resolved", "R1", summary="unblocked")
+    started(api, prd_hash="changed")
+
+    for include_decisions in (True, False):
+        context = selectors.execution_context(actor=SYSTEM, execution_id=eid,
+                                              include_decisions=include_decisions)
+        serializer = s.PRDContextOutputSerializer()
+        assert serializer.to_representation(context) == drf_output(serializer, context)
