@@ -13,7 +13,8 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from governance import access
-from prd import services
+from governance.admin import VisibleSpaceFilter
+from prd import selectors, services
 from prd.models import FormedMemory, PRDDecision, PRDEvent, PRDExecution, ThinkingChain
 from samsite.api.errors import DomainError
 
@@ -45,7 +46,7 @@ def _table(headers: tuple[str, ...], rows) -> str:
 class PRDExecutionAdmin(ReadOnlyAdmin):
     list_display = ("__str__", "prd_ref", "space", "status", "progress_line", "event_count", "last_event_at",
                     "compacted_at")
-    list_filter = ("status", "space")
+    list_filter = ("status", ("space", VisibleSpaceFilter))
     search_fields = ("=id", "prd_ref", "title")
     list_select_related = ("space",)
     fields = ("id", "space", "prd_ref", "title", "prd_hash", "status", "progress_table", "summary",
@@ -137,7 +138,9 @@ class PRDEventAdmin(ReadOnlyAdmin):
     list_display = ("sequence", "execution", "type", "requirement_id", "short_summary", "agent_id",
                     "created_at")
     list_filter = ("type",)
-    search_fields = ("=id", "=execution__id", "requirement_id", "summary")
+    # Summaries are sealed (no SQL match on them): search by id, execution, requirement, agent.
+    search_fields = ("=id", "=execution__id", "=requirement_id", "=agent_id")
+    search_help_text = "An exact event id, execution id, requirement id or agent id."
     list_select_related = ("execution",)
     ordering = ("execution", "sequence")
 
@@ -152,7 +155,9 @@ class PRDEventAdmin(ReadOnlyAdmin):
 @admin.register(PRDDecision)
 class PRDDecisionAdmin(ReadOnlyAdmin):
     list_display = ("short_decision", "execution", "requirement_id", "agent_id", "created_at")
-    search_fields = ("=id", "=execution__id", "decision", "reason")
+    # Decisions and reasons are sealed (no SQL match on them): search by the unsealed columns.
+    search_fields = ("=id", "=execution__id", "=event__id", "=requirement_id", "=agent_id")
+    search_help_text = "An exact decision id, execution id, event id, requirement id or agent id."
     list_select_related = ("execution",)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[PRDDecision]:
@@ -166,8 +171,11 @@ class PRDDecisionAdmin(ReadOnlyAdmin):
 @admin.register(ThinkingChain)
 class ThinkingChainAdmin(ReadOnlyAdmin):
     list_display = ("__str__", "space", "status", "thought_count", "summary_source", "completed_at")
-    list_filter = ("status", "space")
-    search_fields = ("=id", "query", "summary")
+    list_filter = ("status", ("space", VisibleSpaceFilter))
+    # Query, thoughts and summary are sealed, so search goes through the keyed full-text
+    # index (selectors.chain_list), like the memories admin.
+    search_fields = ("=id",)
+    search_help_text = "Words from the question, thoughts or summary (or an exact chain id)."
     list_select_related = ("space",)
     fields = ("id", "space", "execution", "agent_id", "query", "status", "thought_list", "summary",
               "summary_source", "summarized_at", "embedding_model", "abandon_reason", "created_at",
@@ -178,6 +186,13 @@ class ThinkingChainAdmin(ReadOnlyAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[ThinkingChain]:
         queryset = access.restrict(super().get_queryset(request), request.user)
         return queryset.defer("embedding", "search_vector")
+
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet[ThinkingChain],
+                           search_term: str) -> tuple[QuerySet[ThinkingChain], bool]:
+        if not search_term.strip():
+            return queryset, False
+        found = selectors.chain_list(actor=request.user, filters=selectors.ChainFilters(text=search_term))
+        return queryset.filter(pk__in=found.values("pk")), False
 
     @admin.display(description="thoughts")
     def thought_count(self, chain: ThinkingChain) -> int:

@@ -5,3 +5,12 @@ class PrdConfig(AppConfig):
     name = "prd"
     verbose_name = "PRD executions"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from django.core import checks
+
+        from prd.summarizers.registry import check_summarizer
+
+        # A misconfigured summariser only degrades compaction to the extractive summary,
+        # so it would go unnoticed; `manage.py check` and every start report it.
+        checks.register(check_summarizer, checks.Tags.compatibility)

@@ -235,10 +235,16 @@ def plan_chain_summary(chain: ThinkingChain, text: str) -> Planned:
 
 
 def plan_chain_revision(chain: ThinkingChain, original: dict[str, Any], revision: dict[str, Any]) -> Planned:
-    """Seed 001's revision handler: the initial approach, what it became."""
+    """Seed 001's revision handler: "When reasoning about <topic>, initial approach
+    '<original>' needed revision ... because: <reason>".
+
+    Seed 001 names the revised approach and the reason apart; a SAM revision is one
+    thought that says both (what replaces the original and why), so its content is the
+    reason, given once rather than repeated as "revision to '…' because: …".
+    """
     rule = FormationRule.CHAIN_REVISION
     content = (f"When reasoning about {plain(chain.query)}, the initial approach "
-               f"'{plain(original['content'])}' needed revision to '{plain(revision['content'])}'.")
+               f"'{plain(original['content'])}' needed revision because: {plain(revision['content'])}.")
     return Planned(
         key=f"chain:{chain.id}:{rule}:{revision['number']}", rule=rule, chain_id=chain.id,
         item=_chain_item(chain, title=f"Revised reasoning: {plain(chain.query)}", content=content,

@@ -80,7 +80,9 @@ class AppendOnly(models.Model):
     """Rows that are written once. Saving an existing row or deleting one raises.
 
     Deleting a whole execution still removes its log (a cascade, not a row delete); the
-    admin offers no change or delete for these rows.
+    admin offers no change or delete for these rows. The database backs this up: a trigger
+    refuses any UPDATE of a column but the sealed ones, which key rotation re-seals
+    (migrations/0002_append_only_log_triggers.py).
     """
 
     class Meta:
@@ -242,7 +244,8 @@ class ThinkingChain(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.query[:80]
+        # Not the query, which is sealed: str() ends up in plaintext (admin log, messages).
+        return f"thinking chain {self.id} ({self.status})"
 
     def sealing_space_id(self) -> int:
         return self.space_id
@@ -316,7 +319,8 @@ class PRDDecision(AppendOnly):
         indexes = [models.Index(fields=["execution", "created_at"], name="prd_decision_execution")]
 
     def __str__(self) -> str:
-        return self.decision[:80]
+        # Not the decision, which is sealed: str() ends up in plaintext (admin log, messages).
+        return f"decision {self.id} of {self.execution_id}"
 
     def sealing_space_id(self) -> int:
         return self.execution.space_id

@@ -14,13 +14,13 @@ from typing import Any
 from django.db import connection
 from django.db.models import Q, QuerySet
 
-from governance import access
+from governance import access, policy
 from governance.crypto import search as crypto_search
 from prd import limits
 from prd.learnings import Learning, learning_of
 from prd.models import ChainStatus, PRDDecision, PRDEvent, PRDExecution, PRDRun, ThinkingChain
 from prd.progress import Fold
-from samsite.api.errors import InvalidInput
+from samsite.api.errors import NotFound
 
 logger = logging.getLogger(__name__)
 
@@ -159,6 +159,8 @@ class ChainFilters:
     spaces: list[str] = field(default_factory=list)
     status: str | None = None
     execution: str | None = None
+    # Words of the query, summary or thoughts (web-search syntax), or a chain id.
+    text: str | None = None
 
 
 def chain_list(*, actor, filters: ChainFilters) -> QuerySet[ThinkingChain]:
@@ -170,6 +172,16 @@ def chain_list(*, actor, filters: ChainFilters) -> QuerySet[ThinkingChain]:
         queryset = queryset.filter(status=filters.status)
     if filters.execution:
         queryset = queryset.filter(execution_id=filters.execution)
+    if filters.text:
+        # The text is sealed; the index holds keyed tokens, never words (as for memories).
+        spaces = access.spaces_visible(actor)
+        if filters.spaces:
+            spaces = spaces.filter(slug__in=filters.spaces)
+        tokens = crypto_search.websearch_tsquery(list(spaces.values_list("pk", flat=True)), filters.text)
+        match = Q(pk=filters.text.strip())
+        if tokens:
+            match |= Q(search_vector=crypto_search.TokenQuery(tokens))
+        queryset = queryset.filter(match)
     return queryset.order_by("-updated_at", "id")
 
 
@@ -191,15 +203,30 @@ SIMILARITY_WEIGHT = 0.7
 TEXT_WEIGHT = 0.3
 
 
-def _space_ids(actor, spaces: list[str]) -> list[int]:
-    visible = access.spaces_visible(actor)
+@dataclass
+class ChainRecall:
+    results: list[ChainMatch]
+    # Spaces (named or visible) whose memory mode keeps them out of recall (capture_only, off).
+    silenced: list[str] = field(default_factory=list)
+
+
+def _recall_spaces(actor, spaces: list[str]) -> tuple[list[int], list[str]]:
+    """The ids of the spaces this recall may read and the slugs its modes silenced.
+
+    As memory recall does (retrieval.pipeline): a named space the caller cannot see is 404
+    exactly like one that does not exist, and a space whose mode (the space's or the
+    caller's, governance.policy) does not recall is left out and reported as silenced.
+    """
+    visible = access.spaces_visible(actor).only("id", "slug", "mode").order_by("id")
     if spaces:
         visible = visible.filter(slug__in=spaces)
-    found = dict(visible.values_list("slug", "id"))
-    missing = sorted(set(spaces) - set(found))
+    found = list(visible)
+    missing = sorted(set(spaces) - {space.slug for space in found})
     if missing:
-        raise InvalidInput("Unknown spaces.", fields={"spaces": [f"No space '{s}'." for s in missing]})
-    return sorted(found.values())
+        raise NotFound("Unknown spaces.", fields={"spaces": [f"No space '{s}'." for s in missing]})
+    recalled = [space for space in found if policy.policy(actor, space).recall]
+    silenced = [space.slug for space in found if space not in recalled]
+    return [space.pk for space in recalled], silenced
 
 
 def _lexemes(text: str) -> list[str]:
@@ -209,19 +236,20 @@ def _lexemes(text: str) -> list[str]:
 
 
 def chains_recall(*, actor, query: str, spaces: list[str] | None = None, k: int = limits.RECALL_K_DEFAULT,
-                  statuses: tuple[str, ...] = (ChainStatus.COMPLETED,)) -> list[ChainMatch]:
+                  statuses: tuple[str, ...] = (ChainStatus.COMPLETED,)) -> ChainRecall:
     """recall_reasoning: past chains most like `query`, by embedding and by text.
 
     score = 0.7 x cosine similarity (chains embedded by the configured model) + 0.3 x the
     full-text rank (normalised to 0-1) of the query's words in query, summary and thoughts.
-    Without a usable query embedding it ranks by text alone.
+    Without a usable query embedding it ranks by text alone. Raises NotFound (404) for a
+    named space the caller cannot see; spaces in capture_only or off mode are silenced.
     """
     from memories.embeddings.base import EmbeddingError
     from memories.embeddings.registry import get_provider
 
-    space_ids = _space_ids(actor, spaces or [])
+    space_ids, silenced = _recall_spaces(actor, spaces or [])
     if not space_ids or not query.strip():
-        return []
+        return ChainRecall(results=[], silenced=silenced)
     provider = get_provider()
     try:
         vector = "[" + ",".join(f"{float(x):.7g}" for x in provider.embed([query])[0]) + "]"
@@ -257,7 +285,8 @@ def chains_recall(*, actor, query: str, spaces: list[str] | None = None, k: int 
         rows = cursor.fetchall()
     chains = ThinkingChain.objects.select_related("space").defer("embedding", "search_vector").in_bulk(
         [r[0] for r in rows])
-    return [ChainMatch(chain=chains[i], score=round(float(score), 4),
-                       similarity=None if sim is None else round(float(sim), 4),
-                       text_rank=round(float(rank), 4))
-            for i, sim, rank, score in rows if i in chains]
+    return ChainRecall(results=[ChainMatch(chain=chains[i], score=round(float(score), 4),
+                                           similarity=None if sim is None else round(float(sim), 4),
+                                           text_rank=round(float(rank), 4))
+                                for i, sim, rank, score in rows if i in chains],
+                       silenced=silenced)

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
+from enum import StrEnum
 from typing import Any
 
 from django.conf import settings
@@ -35,7 +36,7 @@ from governance import access, policy, privacy
 from governance.access import SYSTEM
 from governance.audit.services import audit_record
 from governance.crypto import datakeys, search
-from governance.modes import WriteOutcome
+from governance.modes import Mode, WriteOutcome
 from memories import services as memory_services
 from memories.normalize import clean_content, clean_line
 from prd import formation, limits, prd_changes, thoughts
@@ -56,7 +57,7 @@ from prd.models import (
 from prd.progress import EventFacts, Fold, TransitionRefused, replay
 from prd.summarizers import registry
 from prd.summarizers.extractive import clip
-from samsite.api.errors import Conflict, InvalidInput, VersionConflict
+from samsite.api.errors import Conflict, InvalidInput, ModeRefusesWrites, VersionConflict
 
 logger = logging.getLogger(__name__)
 
@@ -163,6 +164,7 @@ class StartResult:
     execution: PRDExecution
     created: bool
     run: PRDRun
+    redaction_report: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _prd_hash(prd_hash: str | None, prd_content: str | None) -> str | None:
@@ -189,8 +191,9 @@ def _requirements(requirements: list[RequirementInput] | None) -> list[dict[str,
         if len(requirement_id) > limits.REQUIREMENT_ID[1]:
             raise _invalid(f"requirements[{index}].id",
                            f"Must be at most {limits.REQUIREMENT_ID[1]} characters.")
-        cleaned.append({"id": requirement_id, "title": clean_line(requirement.title),
-                        "hash": clean_line(requirement.hash)})
+        # The id and hash are keys the agent matches on, stored as sent; the title is text.
+        title = _redact(clean_line(requirement.title), path=f"requirements[{index}].title")
+        cleaned.append({"id": requirement_id, "title": title, "hash": clean_line(requirement.hash)})
     return cleaned
 
 
@@ -202,22 +205,27 @@ def execution_start(*, actor, space: str, prd_ref: str, title: str | None = None
 
     Every call records a run with what changed in the PRD since the run before. Fields
     left out (None) keep their stored values. A paused execution resumes (in_progress).
+    A completed execution is final: the run is recorded and its `prd_changes` compare
+    what was sent with the PRD as it was at completion, but nothing of the execution changes.
     """
     target_space = access.access_space(actor, slug=space, action="write")
     _writable(actor, target_space)
-    ref = _text(prd_ref, field_name="prd_ref", bounds=limits.PRD_REF, multiline=False)
-    digest = _prd_hash(prd_hash, prd_content)
-    if digest is not None and len(digest) > limits.PRD_HASH_MAX:
-        raise _invalid("prd_hash", f"Must be at most {limits.PRD_HASH_MAX} characters.")
-    declared = _requirements(requirements)
-    new_title = _redact(clean_line(title), path="title") if title is not None else None
-    if new_title is not None and len(new_title) > limits.TITLE_MAX:
-        raise _invalid("title", f"Must be at most {limits.TITLE_MAX} characters.")
+    with _collecting_redactions() as report:
+        ref = _text(prd_ref, field_name="prd_ref", bounds=limits.PRD_REF, multiline=False)
+        digest = _prd_hash(prd_hash, prd_content)
+        if digest is not None and len(digest) > limits.PRD_HASH_MAX:
+            raise _invalid("prd_hash", f"Must be at most {limits.PRD_HASH_MAX} characters.")
+        declared = _requirements(requirements)
+        new_title = _redact(clean_line(title), path="title") if title is not None else None
+        if new_title is not None and len(new_title) > limits.TITLE_MAX:
+            raise _invalid("title", f"Must be at most {limits.TITLE_MAX} characters.")
     agent = clean_line(agent_id)
     for attempt in (1, 2):
         try:
             with transaction.atomic():
-                return _start_locked(actor, target_space, ref, new_title, digest, declared, agent)
+                result = _start_locked(actor, target_space, ref, new_title, digest, declared, agent)
+                result.redaction_report = report
+                return result
         except IntegrityError:
             # Another request created the same prd_ref between our read and insert; the
             # second attempt finds and resumes it.
@@ -237,6 +245,9 @@ def _start_locked(actor, space, ref: str, title: str | None, digest: str | None,
     else:
         before = {"hash": execution.prd_hash, "title": execution.title,
                   "requirements": execution.requirements}
+    if execution.status == ExecutionStatus.COMPLETED:
+        return _record_run_after_completion(actor, execution, before, title=title, digest=digest,
+                                            declared=declared, agent=agent)
     if title is not None:
         execution.title = title
     if digest is not None:
@@ -263,6 +274,30 @@ def _start_locked(actor, space, ref: str, title: str | None, digest: str | None,
            after={"prd_ref": ref, "run": run.number, "prd_changed": run.prd_changed})
     _discard_if(policy.write_outcome(actor, space))
     return StartResult(execution=execution, created=created, run=run)
+
+
+def _record_run_after_completion(actor, execution: PRDExecution, before: dict[str, Any], *,
+                                 title: str | None, digest: str | None,
+                                 declared: list[dict[str, str]] | None, agent: str) -> StartResult:
+    """A start on a completed execution: completed is final, so its title, hash,
+    requirements and progress stay as they were at completion. The run records what the
+    agent sent, and its changes compare that with the completed PRD (every later run
+    compares with the completion too, so the change is reported each time)."""
+    sent = {"hash": digest if digest is not None else execution.prd_hash,
+            "title": title if title is not None else execution.title, "requirements": declared}
+    changes = prd_changes.compare(before, sent, progress=execution.progress)
+    # Only updated_at moves: the served resume context is cached by it and must show this run.
+    execution.save(update_fields=["updated_at"])
+    last = execution.runs.aggregate(last=Max("number"))["last"] or 0
+    run = PRDRun.objects.create(
+        execution=execution, number=last + 1, prd_hash=sent["hash"], agent_id=agent,
+        changes=changes, prd_changed=changes["changed"], event_sequence=execution.event_count,
+    )
+    _audit("edit", actor=actor, space=execution.space, target=execution,
+           after={"prd_ref": execution.prd_ref, "run": run.number, "prd_changed": run.prd_changed,
+                  "completed": True})
+    _discard_if(policy.write_outcome(actor, execution.space))
+    return StartResult(execution=execution, created=False, run=run)
 
 
 # --- executions: events and decisions -------------------------------------------------
@@ -457,7 +492,10 @@ def _append(actor, execution_id: str, data: EventInput, decision: DecisionInput 
     if outcome.resolves is not None:
         execution.learning_count += 1
         fields.append("learning_count")
-    if execution.status == ExecutionStatus.NOT_STARTED:
+    # Logging work is working on it: the first event starts a not_started execution, and an
+    # event on a paused one resumes it, as a start-or-resume call would. `blocked` is the
+    # caller's own label (set by hand, lifted by hand), so an event leaves it as it is.
+    if execution.status in (ExecutionStatus.NOT_STARTED, ExecutionStatus.PAUSED):
         execution.status = ExecutionStatus.IN_PROGRESS
         fields.append("status")
     forms_memory = data.type in formation.EVENT_RULES or outcome.resolves is not None
@@ -473,7 +511,7 @@ def _append(actor, execution_id: str, data: EventInput, decision: DecisionInput 
     _audit("create", actor=actor, space=execution.space, target=event,
            after={"execution": execution.id, "sequence": sequence, "type": data.type,
                   "requirement_id": outcome.requirement_id, "summary": data.summary,
-                  "decision": recorded.decision if recorded else None})
+                  "decision": recorded.decision if recorded else None}, digest_text=True)
     _discard_if(outcome_of_mode)
     return AppendResult(execution=execution, event=event, decision=recorded)
 
@@ -551,15 +589,51 @@ def execution_rematerialise(*, actor, execution_id: str) -> bool:
 
 @dataclass
 class FormationOutcome:
+    # Links written: a memory formed, a memory the space's `off` mode did not capture, or
+    # a row the memories API refused as invalid (the link says why; see FormedMemory.error).
     formed: list[FormedMemory] = field(default_factory=list)
     skipped: int = 0  # planned memories whose link existed already
+    # True when the space's mode (paused, incognito) made formation wait: nothing was
+    # linked for what is left, and the caller must not move its watermark.
+    deferred: bool = False
 
 
-def _form(planned: list[formation.Planned]) -> FormationOutcome:
+class Gate(StrEnum):
+    """What the space's memory mode lets formation and compaction do right now."""
+
+    FORM = "form"
+    DEFER = "defer"  # paused, incognito: write nothing, try again later
+    SKIP = "skip"  # off: no capture, by design; record that and move on
+
+
+# Spaces in these modes hold formation back; the sweep leaves them alone until they resume.
+DEFERRING_MODES = (Mode.PAUSED, Mode.INCOGNITO)
+NOT_CAPTURED = "not captured: the space's memory mode is off"
+
+
+def formation_gate(space) -> Gate:
+    """Formation writes as SYSTEM, whose own mode is always assist, so the space's mode decides:
+
+    - assist, capture_only: form;
+    - paused (read-only until resumed) and incognito (nothing durable): defer — no memory
+      and no link is written and the watermark stays, so the sweep (or compaction) forms
+      them once the space resumes, and nothing logged before is lost;
+    - off (no capture): the memories due are not formed, ever; each gets a link saying so.
+    """
+    if policy.policy(SYSTEM, space).write is WriteOutcome.STORE:
+        return Gate.FORM
+    return Gate.SKIP if space.mode == Mode.OFF else Gate.DEFER
+
+
+def _form(planned: list[formation.Planned], *, gate: Gate = Gate.FORM) -> FormationOutcome:
     """Create the memories in `planned` whose key has no link yet, and their links.
 
     The caller holds the formation lock of the execution or chain, so the key check and
-    the insert cannot interleave with another run; the unique key backs that up.
+    the insert cannot interleave with another run; the unique key backs that up. With
+    Gate.SKIP (an `off` space) only the links are written; with Gate.DEFER nothing is.
+    A row the space's mode refused or discarded meanwhile (its mode changed after the
+    caller asked) is left unlinked and the outcome says `deferred`: only a deterministic
+    validation error is recorded on a link, because running again cannot change it.
     """
     outcome = FormationOutcome()
     unique = list({p.key: p for p in planned}.values())
@@ -568,24 +642,34 @@ def _form(planned: list[formation.Planned]) -> FormationOutcome:
     outcome.skipped = len(unique) - len(todo)
     if not todo:
         return outcome
+    if gate is Gate.DEFER:
+        outcome.deferred = True
+        return outcome
+    if gate is Gate.SKIP:
+        outcome.formed = FormedMemory.objects.bulk_create([_link(plan, error=NOT_CAPTURED) for plan in todo])
+        return outcome
     result = memory_services.memory_bulk_create(actor=SYSTEM, items=[p.item for p in todo], atomic=False)
     created = {m.id for m in result.created}
-    errors = {row.index: row.errors for row in result.rows if row.errors}
     links = []
-    for index, plan in enumerate(todo):
-        error = ""
-        if index in errors:
-            error = "; ".join(f"{k}: {' '.join(v)}" for k, v in errors[index].items())
+    for plan, row in zip(todo, result.rows, strict=True):
+        if plan.memory_id in created:
+            links.append(_link(plan, memory_id=plan.memory_id))
+        elif row.outcome is not WriteOutcome.STORE or row.space is None:
+            # Refused (paused, off) or discarded (incognito) by a mode set since the gate
+            # was read, or the space is going away: not the memory's fault, so no link.
+            outcome.deferred = True
+        else:
+            error = "; ".join(f"{k}: {' '.join(v)}" for k, v in row.errors.items()) or "not kept"
             logger.warning("formation %s did not form a memory: %s", plan.key, error)
-        elif plan.memory_id not in created:
-            error = "the space's memory mode did not keep it"
-        links.append(FormedMemory(
-            key=plan.key, rule=plan.rule, memory_id=plan.memory_id if plan.memory_id in created else None,
-            execution_id=plan.execution_id, event_id=plan.event_id, decision_id=plan.decision_id,
-            chain_id=plan.chain_id, error=error[:500],
-        ))
+            links.append(_link(plan, error=error))
     outcome.formed = FormedMemory.objects.bulk_create(links)
     return outcome
+
+
+def _link(plan: formation.Planned, *, memory_id: str | None = None, error: str = "") -> FormedMemory:
+    return FormedMemory(key=plan.key, rule=plan.rule, memory_id=memory_id, execution_id=plan.execution_id,
+                        event_id=plan.event_id, decision_id=plan.decision_id, chain_id=plan.chain_id,
+                        error=error[:500])
 
 
 def _learning_steps(event: PRDEvent) -> list[PRDEvent]:
@@ -611,6 +695,7 @@ def execution_memories_form(*, execution_id: str, include_unresolved: bool = Fal
         outcome, caught_up = _form_once(execution_id, include_unresolved=include_unresolved)
         total.formed += outcome.formed
         total.skipped += outcome.skipped
+        total.deferred = total.deferred or outcome.deferred
         if caught_up:
             return total
         include_unresolved = False  # done on the first pass
@@ -638,7 +723,14 @@ def _form_once(execution_id: str, *, include_unresolved: bool) -> tuple[Formatio
             failing = [e for _, e in execution.state.get("open_failures", [])]
             for failure in execution.events.filter(pk__in=failing).order_by("sequence"):
                 planned.append(formation.plan_unresolved_failure(execution, failure))
-        outcome = _form(planned)
+        outcome = _form(planned, gate=formation_gate(execution.space))
+    if outcome.deferred:
+        # The space is paused or incognito: the watermark stays where it is, so the sweep
+        # (which skips such spaces until they resume) forms the rest later; links written
+        # before the mode changed make that run skip what is done.
+        logger.info("formation of %s deferred: space '%s' is %s", execution_id, execution.space.slug,
+                    execution.space.mode)
+        return outcome, True
     # The watermark moves in a transaction of its own that takes only the row lock (so it
     # never holds the row and the audit chain at once). The update waits for an append in
     # progress, and the read after it sees what that append committed: either the append
@@ -651,18 +743,21 @@ def _form_once(execution_id: str, *, include_unresolved: bool) -> tuple[Formatio
     return outcome, caught_up
 
 
-def _form_or_refresh(planned: formation.Planned) -> None:
-    """Form a summary memory, or rewrite the one formed before (a better summary arrived)."""
+def _form_or_refresh(planned: formation.Planned) -> bool:
+    """Form a summary memory, or rewrite the one formed before (a better summary arrived).
+
+    Returns False when the space's mode changed meanwhile and refused the write (the
+    caller then leaves its job undone, for the sweep).
+    """
     link = FormedMemory.objects.filter(key=planned.key).select_related("memory").first()
     if link is None:
-        _form([planned])
-        return
+        return not _form([planned]).deferred
     memory = link.memory
     if memory is None:
-        return  # a curator deleted it; do not bring it back
+        return True  # a curator deleted it (or it was never captured); do not bring it back
     changes = {"content": planned.item["content"]}
     if memory.content == changes["content"]:
-        return
+        return True
     summary = clip(planned.item["content"], 320)
     if len(summary) >= 10:
         changes["summary"] = summary
@@ -671,6 +766,9 @@ def _form_or_refresh(planned: formation.Planned) -> None:
                                       changes=changes, reason="summary rewritten")
     except VersionConflict:
         logger.info("summary memory %s changed meanwhile; left as it is", memory.id)
+    except ModeRefusesWrites:
+        return False
+    return True
 
 
 # --- compaction -----------------------------------------------------------------------
@@ -680,6 +778,8 @@ class CompactionOutcome:
     summary_source: str = ""
     formed: int = 0
     retry_scheduled: bool = False
+    # The space was paused or incognito: nothing was compacted; the sweep tries again.
+    deferred: bool = False
 
 
 def _keeps_better_summary(current_source: str, new: registry.Summary) -> bool:
@@ -698,7 +798,18 @@ def execution_compact(*, execution_id: str, attempt: int = 1) -> CompactionOutco
     if execution is None or execution.status != ExecutionStatus.COMPLETED:
         logger.info("compaction: PRD execution %s is gone or not completed", execution_id)
         return outcome
-    outcome.formed = len(execution_memories_form(execution_id=execution_id, include_unresolved=True).formed)
+    formed = execution_memories_form(execution_id=execution_id, include_unresolved=True)
+    outcome.formed = len(formed.formed)
+    if formed.deferred:
+        outcome.deferred = True
+        return outcome  # paused or incognito: compacted_at stays unset, so the sweep comes back
+    execution.space.refresh_from_db(fields=["mode"])
+    if formation_gate(execution.space) is Gate.SKIP:
+        # Off: no narrative is captured either. Marked compacted so the sweep stops; the
+        # admin's "Compact again" writes the narrative once the space is back on.
+        PRDExecution.objects.filter(pk=execution_id, compacted_at__isnull=True).update(
+            compacted_at=timezone.now(), updated_at=timezone.now())
+        return outcome
 
     # Read and summarise outside any transaction: a model call may take seconds.
     events = list(execution.events.select_related("resolves").order_by("sequence"))
@@ -709,13 +820,23 @@ def execution_compact(*, execution_id: str, attempt: int = 1) -> CompactionOutco
         _advisory_lock(f"prd-formation:{execution_id}")
         locked = (PRDExecution.objects.select_for_update(no_key=True, of=("self",)).select_related("space")
                   .get(pk=execution_id))
+        if formation_gate(locked.space) is not Gate.FORM:
+            # The mode changed while the summariser ran: leave everything for the next try.
+            outcome.deferred = True
+            return outcome
         if not _keeps_better_summary(locked.summary_source, summary):
-            locked.summary, locked.summary_source = summary.text, summary.source
+            # A model may write what the log never said (an address, a key): redact it
+            # as any stored text (the extractive text is already clean).
+            locked.summary = _redact(summary.text, path="summary")
+            locked.summary_source = summary.source
         locked.summary_attempts = attempt
+        if not _form_or_refresh(formation.plan_execution_summary(locked, locked.summary)):
+            transaction.set_rollback(True)
+            outcome.deferred = True
+            return outcome
         locked.compacted_at = locked.compacted_at or timezone.now()
         locked.save(update_fields=["summary", "summary_source", "summary_attempts", "compacted_at",
                                    "updated_at"])
-        _form_or_refresh(formation.plan_execution_summary(locked, locked.summary))
         if summary.fallback_reason and attempt < int(settings.SAM_SUMMARIZER["MAX_ATTEMPTS"]):
             _schedule_retry("prd.tasks.execution_compact", attempt=attempt, execution_id=execution_id)
             outcome.retry_scheduled = True
@@ -764,14 +885,17 @@ def chain_start(*, actor, space: str, query: str, agent_id: str = "",
         execution = PRDExecution.objects.filter(pk=execution_id, space=target_space).first()
         if execution is None:
             raise _invalid("execution", f"No PRD execution '{execution_id}' in space '{space}'.")
+    with _collecting_redactions() as report:
+        cleaned_query = _text(query, field_name="query", bounds=limits.CHAIN_QUERY)
     chain = ThinkingChain(
-        space=target_space, execution=execution, agent_id=clean_line(agent_id),
-        query=_text(query, field_name="query", bounds=limits.CHAIN_QUERY),
+        space=target_space, execution=execution, agent_id=clean_line(agent_id), query=cleaned_query,
         created_by=access.user_or_none(actor),
     )
     chain.save()
+    chain.redaction_report = report
     _refresh_chain_search(chain)
-    _audit("create", actor=actor, space=target_space, target=chain, after={"query": chain.query})
+    _audit("create", actor=actor, space=target_space, target=chain, after={"query": chain.query},
+           digest_text=True)
     _discard_if(outcome_of_mode)
     return chain
 
@@ -785,7 +909,9 @@ def thought_add(*, actor, chain_id: str, data: thoughts.ThoughtInput) -> Thinkin
     if chain.status != ChainStatus.ACTIVE:
         raise Conflict(f"Thinking chain '{chain.id}' is {chain.status}; it takes no more thoughts.",
                        fields={"status": [chain.status]})
-    content = _text(data.content, field_name="content", bounds=limits.THOUGHT)
+    with _collecting_redactions() as report:
+        content = _text(data.content, field_name="content", bounds=limits.THOUGHT)
+    chain.redaction_report = report
     try:
         thought = thoughts.next_thought(chain.thoughts, replace(data, content=content))
     except thoughts.ThoughtRefused as exc:
@@ -795,15 +921,18 @@ def thought_add(*, actor, chain_id: str, data: thoughts.ThoughtInput) -> Thinkin
     chain.save(update_fields=["thoughts", "updated_at"])
     _refresh_chain_search(chain)
     _audit("edit", actor=actor, space=chain.space, target=chain,
-           after={"thought": thought["number"], "content": thought["content"]})
+           after={"thought": thought["number"], "content": thought["content"]}, digest_text=True)
     _discard_if(outcome_of_mode)
     return chain
 
 
 @transaction.atomic
 def chain_complete(*, actor, chain_id: str) -> ThinkingChain:
-    """Close the chain and enqueue its summary, embedding and memories. Idempotent."""
+    """Close the chain and enqueue its summary, embedding and memories. Idempotent.
+
+    Like every write, 409 while the space (or the caller's mode) is paused or off."""
     chain = _locked_chain(actor, chain_id)
+    outcome_of_mode = _writable(actor, chain.space)
     if chain.status == ChainStatus.COMPLETED:
         return chain
     if chain.status == ChainStatus.ABANDONED:
@@ -815,6 +944,9 @@ def chain_complete(*, actor, chain_id: str) -> ThinkingChain:
     chain.save(update_fields=["status", "completed_at", "updated_at"])
     _refresh_chain_search(chain)
     _enqueue("prd.tasks.chain_summarise", chain_id=chain.id)
+    _audit("edit", actor=actor, space=chain.space, target=chain,
+           before={"status": ChainStatus.ACTIVE}, after={"status": ChainStatus.COMPLETED})
+    _discard_if(outcome_of_mode)
     return chain
 
 
@@ -822,15 +954,22 @@ def chain_complete(*, actor, chain_id: str) -> ThinkingChain:
 def chain_abandon(*, actor, chain_id: str, reason: str = "") -> ThinkingChain:
     """Close the chain without a summary or memories. Idempotent; a completed chain is 409."""
     chain = _locked_chain(actor, chain_id)
+    outcome_of_mode = _writable(actor, chain.space)
+    chain.redaction_report = []
     if chain.status == ChainStatus.ABANDONED:
         return chain
     if chain.status == ChainStatus.COMPLETED:
         raise Conflict(f"Thinking chain '{chain.id}' is completed.", fields={"status": ["completed"]})
-    cleaned = clean_line(reason)
+    with _collecting_redactions() as report:
+        cleaned = _redact(clean_line(reason), path="reason")
     if len(cleaned) > limits.ABANDON_REASON_MAX:
         raise _invalid("reason", f"Must be at most {limits.ABANDON_REASON_MAX} characters.")
     chain.status, chain.abandon_reason = ChainStatus.ABANDONED, cleaned
     chain.save(update_fields=["status", "abandon_reason", "updated_at"])
+    _audit("edit", actor=actor, space=chain.space, target=chain,
+           before={"status": ChainStatus.ACTIVE}, after={"status": ChainStatus.ABANDONED, "reason": cleaned})
+    _discard_if(outcome_of_mode)
+    chain.redaction_report = report
     return chain
 
 
@@ -876,23 +1015,54 @@ def chain_summarise(*, chain_id: str, attempt: int = 1) -> CompactionOutcome:
     if chain is None or chain.status != ChainStatus.COMPLETED:
         logger.info("summary: thinking chain %s is gone or not completed", chain_id)
         return outcome
+    gate = formation_gate(chain.space)
+    if gate is Gate.DEFER:
+        # Paused or incognito: summarized_at stays unset, so the sweep summarises it later.
+        outcome.deferred = True
+        return outcome
+    if gate is Gate.SKIP:
+        _chain_not_captured(chain_id)
+        return outcome
     summary = registry.summarise(chain_digest(query=chain.query, thoughts=chain.thoughts))
     with transaction.atomic():
         locked = (ThinkingChain.objects.select_for_update(no_key=True, of=("self",)).select_related("space")
                   .get(pk=chain_id))
+        if formation_gate(locked.space) is not Gate.FORM:
+            outcome.deferred = True  # the mode changed while the summariser ran
+            return outcome
         if not _keeps_better_summary(locked.summary_source, summary):
-            locked.summary, locked.summary_source = summary.text, summary.source
+            # A model may write what the log never said (an address, a key): redact it
+            # as any stored text (the extractive text is already clean).
+            locked.summary = _redact(summary.text, path="summary")
+            locked.summary_source = summary.source
         locked.summary_attempts = attempt
         locked.summarized_at = timezone.now()
         locked.save(update_fields=["summary", "summary_source", "summary_attempts", "summarized_at",
                                    "updated_at"])
         _refresh_chain_search(locked)
-        _form_or_refresh(formation.plan_chain_summary(locked, locked.summary))
         pairs = thoughts.revisions(locked.thoughts)
-        outcome.formed = len(_form([formation.plan_chain_revision(locked, o, r) for o, r in pairs]).formed)
+        revisions = _form([formation.plan_chain_revision(locked, o, r) for o, r in pairs])
+        if not _form_or_refresh(formation.plan_chain_summary(locked, locked.summary)) or revisions.deferred:
+            transaction.set_rollback(True)
+            outcome.deferred = True
+            return outcome
+        outcome.formed = len(revisions.formed)
         if summary.fallback_reason and attempt < int(settings.SAM_SUMMARIZER["MAX_ATTEMPTS"]):
             _schedule_retry("prd.tasks.chain_summarise", attempt=attempt, chain_id=chain_id)
             outcome.retry_scheduled = True
     chain_embed(chain_id=chain_id)
     outcome.summary_source = locked.summary_source
     return outcome
+
+
+@transaction.atomic
+def _chain_not_captured(chain_id: str) -> None:
+    """An `off` space captures nothing: no summary and no embedding; its revision memories
+    are linked as not captured. Marked summarised, so the sweep stops coming back."""
+    chain = ThinkingChain.objects.select_for_update(no_key=True, of=("self",)).select_related("space").get(
+        pk=chain_id)
+    pairs = thoughts.revisions(chain.thoughts)
+    _form([formation.plan_chain_revision(chain, o, r) for o, r in pairs], gate=Gate.SKIP)
+    if chain.summarized_at is None:
+        chain.summarized_at = timezone.now()
+        chain.save(update_fields=["summarized_at", "updated_at"])

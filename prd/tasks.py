@@ -41,17 +41,21 @@ def prd_sweep(*, older_than_seconds: int = 300) -> dict:
     from memories.embeddings.registry import configured_model_name
 
     cutoff = timezone.now() - timedelta(seconds=older_than_seconds)
+    # Spaces that are paused or incognito hold formation back (services.formation_gate):
+    # they are left out until they resume, so they never fill the batch and starve others.
+    executions = PRDExecution.objects.exclude(space__mode__in=services.DEFERRING_MODES)
     # No age limit here: a busy execution's updated_at never ages, and a formation run
     # that overlaps a queued job only waits for its lock and then finds nothing to do.
-    forming = list(PRDExecution.objects.formation_pending().order_by("updated_at")
+    forming = list(executions.formation_pending().order_by("updated_at")
                    .values_list("id", flat=True)[:SWEEP_BATCH])
     for execution_id in forming:
         services.execution_memories_form(execution_id=execution_id)
-    compacting = list(PRDExecution.objects.awaiting_compaction().filter(completed_at__lt=cutoff)
-                      .values_list("id", flat=True)[:SWEEP_BATCH])
+    compacting = list(executions.awaiting_compaction().filter(completed_at__lt=cutoff)
+                      .order_by("completed_at").values_list("id", flat=True)[:SWEEP_BATCH])
     for execution_id in compacting:
         services.execution_compact(execution_id=execution_id)
-    chains = ThinkingChain.objects.filter(status=ChainStatus.COMPLETED, completed_at__lt=cutoff)
+    chains = (ThinkingChain.objects.filter(status=ChainStatus.COMPLETED, completed_at__lt=cutoff)
+              .exclude(space__mode__in=services.DEFERRING_MODES))
     summarising = list(chains.filter(summarized_at__isnull=True).values_list("id", flat=True)[:SWEEP_BATCH])
     for chain_id in summarising:
         services.chain_summarise(chain_id=chain_id)

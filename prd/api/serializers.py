@@ -163,6 +163,9 @@ class PRDExecutionStartOutputSerializer(serializers.Serializer):
     created = serializers.BooleanField(help_text="False when an execution for this prd_ref was resumed")
     run = serializers.IntegerField(source="run.number")
     prd_changes = PRDChangesSerializer(source="run.changes")
+    redaction_report = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="[{path, kind, pattern, start, end}] per redaction (prd_ref, title, requirement titles)")
 
 
 UTC_OFFSET = timedelta(0)
@@ -337,6 +340,9 @@ class ThinkingChainOutputSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
     completed_at = serializers.DateTimeField(allow_null=True)
+    redaction_report = serializers.ListField(
+        child=serializers.DictField(), required=False,
+        help_text="On a start, a thought or an abandon: [{path, kind, pattern, start, end}] per redaction")
 
 
 class ThinkingChainStartInputSerializer(serializers.Serializer):
@@ -386,3 +392,7 @@ class ThinkingChainMatchOutputSerializer(serializers.Serializer):
 
 class ThinkingChainRecallOutputSerializer(serializers.Serializer):
     results = ThinkingChainMatchOutputSerializer(many=True)
+    silenced_spaces = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Spaces whose memory mode (capture_only, off) keeps them out of recall",
+    )

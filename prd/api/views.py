@@ -237,8 +237,11 @@ class ThinkingChainViewSet(viewsets.ViewSet):
         return Response(s.ThinkingChainOutputSerializer(chain).data)
 
     @extend_schema(request=s.ThinkingChainRecallInputSerializer,
-                   responses={200: s.ThinkingChainRecallOutputSerializer, 400: ERRORS[400]},
-                   summary="recall_reasoning: past chains like this question, by embedding and text")
+                   responses={200: s.ThinkingChainRecallOutputSerializer, **ERRORS},
+                   summary="recall_reasoning: past chains like this question, by embedding and text",
+                   description="404 for a named space you cannot see (as POST /api/v1/recall/); spaces "
+                               "whose memory mode does not recall (capture_only, off) are left out and "
+                               "listed in `silenced_spaces`.")
     @action(detail=False, methods=["post"])
     def recall(self, request: Request) -> Response:
         data = s.ThinkingChainRecallInputSerializer(data=request.data)
@@ -246,6 +249,7 @@ class ThinkingChainViewSet(viewsets.ViewSet):
         v = data.validated_data
         statuses = ((ChainStatus.COMPLETED, ChainStatus.ACTIVE) if v["include_active"]
                     else (ChainStatus.COMPLETED,))
-        matches = selectors.chains_recall(actor=request.user, query=v["query"], spaces=v["spaces"], k=v["k"],
-                                          statuses=statuses)
-        return Response(s.ThinkingChainRecallOutputSerializer({"results": matches}).data)
+        found = selectors.chains_recall(actor=request.user, query=v["query"], spaces=v["spaces"], k=v["k"],
+                                        statuses=statuses)
+        return Response(s.ThinkingChainRecallOutputSerializer(
+            {"results": found.results, "silenced_spaces": found.silenced}).data)

@@ -13,6 +13,17 @@ SYSTEM_PROMPT = (
     "its reason, what went wrong and what fixed it, and what is left. Use only the facts given; "
     "keep requirement ids as written. At most {max_chars} characters."
 )
+# A thinking chain is one line of reasoning, not a work log: the summary is read by an
+# agent facing a similar question later, so it leads with the conclusion and keeps the
+# approaches that were revised (why they were dropped is the reusable part).
+CHAIN_SYSTEM_PROMPT = (
+    "You summarise an agent's step-by-step reasoning on one question for an agent that meets "
+    "a similar question later. Write one compact paragraph in plain prose: the question, the "
+    "conclusion reached, each approach that was revised and what replaced it, and any branch "
+    "explored. Use only the thoughts given; do not add advice of your own. "
+    "At most {max_chars} characters."
+)
+PROMPTS = {"execution": SYSTEM_PROMPT, "thinking_chain": CHAIN_SYSTEM_PROMPT}
 
 
 class OpenAIChatSummarizer:
@@ -37,7 +48,7 @@ class OpenAIChatSummarizer:
             # Roughly four characters a token, with room to finish the last sentence.
             "max_tokens": max(64, max_chars // 3),
             "messages": [
-                {"role": "system", "content": SYSTEM_PROMPT.format(max_chars=max_chars)},
+                {"role": "system", "content": PROMPTS[digest.kind].format(max_chars=max_chars)},
                 {"role": "user", "content": digest.as_markdown()},
             ],
         }

@@ -5,7 +5,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from prd.models import PRDDecision, PRDEvent, PRDExecution, PRDRun
+from prd.models import PRDDecision, PRDEvent, PRDExecution, PRDRun, ThinkingChain
 from tests.prd.conftest import CHAINS, EXECUTIONS, append, appended, start, started
 
 REQUIREMENTS = [{"id": "R1", "title": "Cart", "hash": "a1"}, {"id": "R2", "title": "Payment", "hash": "b1"},
@@ -98,6 +98,84 @@ def test_resuming_a_paused_execution_puts_it_back_in_progress(api, space):
     api.post(f"{EXECUTIONS}{execution['id']}/status/", {"status": "paused"}, format="json")
 
     assert started(api)["status"] == "in_progress"
+
+
+def test_logging_work_on_a_paused_execution_resumes_it_and_a_blocked_one_stays_blocked(api, space):
+    execution = started(api)
+    status = f"{EXECUTIONS}{execution['id']}/status/"
+    appended(api, execution["id"], "requirement_started", "R1")
+    api.post(status, {"status": "paused"}, format="json")
+
+    resumed = appended(api, execution["id"], "test_failed", "R1")
+
+    assert resumed["execution"]["status"] == "in_progress"
+    assert api.post(status, {"status": "blocked"}, format="json").json()["status"] == "blocked"
+    # A blocker event does not set the status, and other events do not lift a hand-set one.
+    appended(api, execution["id"], "blocker_hit", "R1", summary="Waiting on the tax table")
+    assert appended(api, execution["id"], "blocker_resolved", "R1")["execution"]["status"] == "blocked"
+    assert PRDExecution.objects.get(pk=execution["id"]).status == "blocked"
+
+
+def test_an_execution_never_blocked_by_hand_stays_in_progress_through_blockers(api, space):
+    execution = started(api)
+    appended(api, execution["id"], "requirement_started", "R1")
+
+    body = appended(api, execution["id"], "blocker_hit", "R1", summary="Waiting on the tax table")
+
+    assert body["execution"]["status"] == "in_progress"
+    assert body["execution"]["progress"]["blocked"] == ["R1"]
+
+
+def test_resuming_a_completed_execution_reports_prd_changes_and_changes_nothing(api, space, on_commit):
+    execution = started(api, prd_hash="h1", requirements=REQUIREMENTS)
+    appended(api, execution["id"], "requirement_started", "R1")
+    appended(api, execution["id"], "requirement_completed", "R1")
+    with on_commit():
+        api.post(f"{EXECUTIONS}{execution['id']}/status/", {"status": "completed"}, format="json")
+    stored = PRDExecution.objects.get(pk=execution["id"])
+    before = (stored.title, stored.prd_hash, stored.requirements, stored.progress, stored.state,
+              stored.status)
+    api.get(f"{EXECUTIONS}{execution['id']}/context/")  # cached now
+    changed = [{"id": "R1", "title": "Cart", "hash": "a2"}, {"id": "R4", "title": "Refunds"}]
+
+    response = start(api, title="Checkout v2", prd_hash="h2", requirements=changed)
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["run"] == 2
+    changes = body["prd_changes"]
+    assert changes["changed"] is True
+    assert changes["hash"] == {"before": "h1", "after": "h2"}
+    assert changes["title"] == {"before": "Checkout", "after": "Checkout v2"}
+    assert changes["requirements_added"] == ["R4"]
+    assert changes["requirements_modified"] == ["R1"]
+    assert changes["affected"] == {"completed": ["R1"]}
+    assert body["execution"]["status"] == "completed"
+    assert body["execution"]["title"] == "Checkout"
+    stored.refresh_from_db()
+    assert (stored.title, stored.prd_hash, stored.requirements, stored.progress, stored.state,
+            stored.status) == before
+    run = PRDRun.objects.get(execution=stored, number=2)
+    assert (run.prd_hash, run.prd_changed) == ("h2", True)
+    context = api.get(f"{EXECUTIONS}{execution['id']}/context/").json()
+    assert context["runs"] == 2
+    assert context["last_prd_change"]["number"] == 2
+    # Every later start still compares with the PRD as completed.
+    assert start(api, prd_hash="h2").json()["prd_changes"]["hash"] == {"before": "h1", "after": "h2"}
+
+
+def test_start_redacts_the_title_and_requirement_titles_and_reports_them(api, space):
+    response = start(api, title="Checkout for jo.ramos@shop.example", requirements=[
+        {"id": "R1", "title": "Mail receipts to ana.lima@shop.example"}])
+
+    assert response.status_code == 201, response.content
+    body = response.json()
+    paths = {(r["path"], r["kind"]) for r in body["redaction_report"]}
+    assert paths == {("title", "email"), ("requirements[0].title", "email")}
+    stored = PRDExecution.objects.get(pk=body["execution"]["id"])
+    assert "@" not in stored.title
+    assert "@" not in stored.requirements[0]["title"]
+    assert stored.requirements[0]["id"] == "R1"
 
 
 @pytest.mark.parametrize(("fields", "bad"), [
@@ -408,6 +486,53 @@ def test_strangers_see_nothing(personas, space):
     assert stranger.get(f"{EXECUTIONS}{execution['id']}/context/").status_code == 404
     assert append(stranger, execution["id"], "test_passed").status_code == 404
     assert start(stranger).status_code == 404
+
+
+@pytest.fixture
+def owned(personas, space) -> dict[str, str]:
+    """An execution with an event and a decision, and an active chain with a thought, of the owner."""
+    owner = personas["owner"]
+    eid = started(owner)["id"]
+    appended(owner, eid, "requirement_started", "R1")
+    owner.post(f"{EXECUTIONS}{eid}/decisions/", {"decision": "Money as Decimal"}, format="json")
+    chain = owner.post(CHAINS, {"space": "webshop", "query": "Retry payments how?"},
+                       format="json").json()["id"]
+    owner.post(f"{CHAINS}{chain}/thoughts/", {"content": "Retry network errors only"}, format="json")
+    return {"execution": eid, "chain": chain}
+
+
+def test_strangers_get_404_for_the_log_decisions_status_and_chains(personas, owned):
+    stranger = personas["stranger"]
+    eid, chain = owned["execution"], owned["chain"]
+
+    assert stranger.get(f"{EXECUTIONS}{eid}/events/").status_code == 404
+    assert stranger.get(f"{EXECUTIONS}{eid}/decisions/").status_code == 404
+    assert stranger.post(f"{EXECUTIONS}{eid}/decisions/", {"decision": "x"}, format="json").status_code == 404
+    assert stranger.post(f"{EXECUTIONS}{eid}/status/", {"status": "paused"}, format="json").status_code == 404
+    thought = {"content": "mine now"}
+    assert stranger.post(f"{CHAINS}{chain}/thoughts/", thought, format="json").status_code == 404
+    assert stranger.post(f"{CHAINS}{chain}/complete/").status_code == 404
+    assert stranger.post(f"{CHAINS}{chain}/abandon/", {"reason": "x"}, format="json").status_code == 404
+    assert stranger.get(CHAINS).json()["count"] == 0
+    stored = PRDExecution.objects.get(pk=eid)
+    assert (stored.status, stored.event_count) == ("in_progress", 2)
+    assert ThinkingChain.objects.get(pk=chain).status == "active"
+    assert len(ThinkingChain.objects.get(pk=chain).thoughts) == 1
+
+
+def test_viewers_read_the_log_and_chains_but_may_not_change_them(personas, owned):
+    viewer = personas["viewer"]
+    eid, chain = owned["execution"], owned["chain"]
+
+    assert viewer.get(f"{EXECUTIONS}{eid}/events/").json()["count"] == 2
+    assert viewer.get(f"{EXECUTIONS}{eid}/decisions/").json()["count"] == 1
+    assert viewer.get(f"{CHAINS}{chain}/").status_code == 200
+    thought = {"content": "mine now"}
+    assert viewer.post(f"{CHAINS}{chain}/thoughts/", thought, format="json").status_code == 403
+    assert viewer.post(f"{CHAINS}{chain}/complete/").status_code == 403
+    assert viewer.post(f"{CHAINS}{chain}/abandon/", {"reason": "x"}, format="json").status_code == 403
+    stored = ThinkingChain.objects.get(pk=chain)
+    assert (stored.status, len(stored.thoughts)) == ("active", 1)
 
 
 @pytest.mark.parametrize(("method", "url"), [

@@ -92,10 +92,13 @@ def test_completing_a_chain_summarises_embeds_and_forms_its_memories(api, space,
     assert (links["chain_summary"].memory_type, links["chain_summary"].kind) == ("semantic", "summary")
     revision = links["chain_revision"]
     assert revision.memory_type == "procedural"
+    # Seed 001's revision handler, its reason being the revising thought.
     assert revision.content == (
         "When reasoning about How should checkout retry failed payments?, the initial approach "
-        "'Retry every failed payment three times' needed revision to "
-        "'Retry only network errors; a declined card is final'.")
+        "'Retry every failed payment three times' needed revision because: "
+        "Retry only network errors; a declined card is final.")
+    assert revision.metadata["thinking_chain"]["thought"] == 2
+    assert revision.metadata["thinking_chain"]["revises"] == 1
     assert "revision-pattern" in revision.tags
     assert {m.space_id for m in links.values()} == {space.id}
 
@@ -129,8 +132,37 @@ def test_recall_reasoning_skips_active_chains_unless_asked_and_stays_in_visible_
     stranger = personas["stranger"]
     assert stranger.post(f"{CHAINS}recall/", {"query": "carts expire"}, format="json").json()["results"] == []
     unknown = api.post(f"{CHAINS}recall/", {"query": "carts", "spaces": ["nowhere"]}, format="json")
-    assert unknown.status_code == 400
+    assert unknown.status_code == 404  # as POST /api/v1/recall/ answers
+    assert unknown.json()["error"]["fields"] == {"spaces": ["No space 'nowhere'."]}
+    unseen = stranger.post(f"{CHAINS}recall/", {"query": "carts", "spaces": ["webshop"]}, format="json")
+    assert unseen.status_code == 404
+    assert unseen.json()["error"]["fields"] == {"spaces": ["No space 'webshop'."]}
     assert stranger.get(f"{CHAINS}{active[0]['chain']['id']}/").status_code == 404
+
+
+@pytest.mark.parametrize(("mode", "recalled"), [("assist", True), ("paused", True), ("incognito", True),
+                                                ("capture_only", False), ("off", False)])
+def test_recall_reasoning_follows_the_space_memory_mode(api, space, on_commit, mode, recalled):
+    chain = reasoned(api, on_commit, "Should carts expire after a week?", "A week matches the cookie")
+    assert api.patch("/api/v1/spaces/webshop/", {"mode": mode}, format="json").status_code == 200
+
+    named = api.post(f"{CHAINS}recall/", {"query": "carts expire", "spaces": ["webshop"]}, format="json")
+    anywhere = api.post(f"{CHAINS}recall/", {"query": "carts expire"}, format="json")
+
+    for response in (named, anywhere):
+        assert response.status_code == 200
+        ids = [r["chain"]["id"] for r in response.json()["results"]]
+        assert ids == ([chain["id"]] if recalled else [])
+        assert response.json()["silenced_spaces"] == ([] if recalled else ["webshop"])
+
+
+def test_recall_reasoning_follows_the_caller_own_memory_mode(api, space, on_commit):
+    reasoned(api, on_commit, "Should carts expire after a week?", "A week matches the cookie")
+    assert api.put("/api/v1/me/mode/", {"mode": "off"}, format="json").status_code == 200
+
+    response = api.post(f"{CHAINS}recall/", {"query": "carts expire"}, format="json")
+
+    assert response.json() == {"results": [], "silenced_spaces": ["webshop"]}
 
 
 def test_events_and_decisions_link_to_a_chain_of_their_space_only(api, space):

@@ -193,3 +193,94 @@ def test_a_fallback_never_replaces_a_model_summary(api, finished, chat, on_commi
 
     assert PRDExecution.objects.get(pk=finished).summary_source == "fake-chat-1"
 
+
+
+def test_a_misconfigured_summariser_falls_back_instead_of_failing_compaction(api, finished, settings,
+                                                                            on_commit):
+    settings.SAM_SUMMARIZER = {**settings.SAM_SUMMARIZER, "PROVIDER": "openai", "URL": "", "MODEL": ""}
+    with on_commit():
+        assert complete(api, finished).status_code == 200
+
+    execution = PRDExecution.objects.get(pk=finished)
+    assert execution.compacted_at is not None
+    assert execution.summary_source == "extractive"
+    assert execution.summary.startswith('PRD "Checkout"')
+    assert FormedMemory.objects.get(rule="execution_summary").memory.content == execution.summary
+    assert Schedule.objects.count() == 1  # a bounded retry, which a corrected setting would use
+
+
+@pytest.mark.parametrize(("changes", "expected"), [
+    ({}, []),
+    ({"PROVIDER": "gpt"}, ["prd.W001"]),
+    ({"PROVIDER": "openai", "URL": "http://127.0.0.1:9/v1", "MODEL": ""}, ["prd.W001"]),
+    ({"MAX_CHARS": 0, "TIMEOUT_SECONDS": -1}, ["prd.W002", "prd.W002"]),
+])
+def test_the_system_check_reports_a_misconfigured_summariser(settings, changes, expected):
+    from django.core.checks import run_checks
+
+    settings.SAM_SUMMARIZER = {**settings.SAM_SUMMARIZER, **changes}
+
+    found = [message.id for message in run_checks() if message.id.startswith("prd.")]
+
+    assert found == expected
+
+
+# --- chain summaries through a chat endpoint --------------------------------------------
+
+def completed_chain(api, on_commit) -> str:
+    from tests.prd.conftest import CHAINS
+
+    chain = api.post(CHAINS, {"space": "webshop", "query": "How should checkout retry failed payments?"},
+                     format="json").json()["id"]
+    for body in ({"content": "Retry every failed payment three times"},
+                 {"content": "Retry only network errors; a declined card is final", "revises": 1}):
+        assert api.post(f"{CHAINS}{chain}/thoughts/", body, format="json").status_code == 201
+    with on_commit():
+        assert api.post(f"{CHAINS}{chain}/complete/").status_code == 200
+    return chain
+
+
+def test_a_chain_is_summarised_with_its_own_prompt(api, space, chat, on_commit):
+    from prd.models import ThinkingChain
+    from prd.summarizers.openai_chat import CHAIN_SYSTEM_PROMPT, SYSTEM_PROMPT
+
+    chain = completed_chain(api, on_commit)
+
+    stored = ThinkingChain.objects.get(pk=chain)
+    assert stored.summary_source == "fake-chat-1"
+    assert stored.summary == ("Model narrative of How should checkout retry failed payments?: "
+                              "work went as logged.")
+    system = chat.requests[0]["messages"][0]["content"]
+    assert system == CHAIN_SYSTEM_PROMPT.format(max_chars=1500)
+    assert system != SYSTEM_PROMPT.format(max_chars=1500)
+    assert "reasoning" in system
+    assert "Retry only network errors" in chat.requests[0]["messages"][-1]["content"]
+
+
+def test_a_failing_endpoint_gives_a_chain_the_extractive_summary_and_retries_later(api, space, chat,
+                                                                                  on_commit):
+    from prd.models import ThinkingChain
+
+    chat.fail_next = 1
+    chain = completed_chain(api, on_commit)
+
+    stored = ThinkingChain.objects.get(pk=chain)
+    assert (stored.summary_source, stored.summary_attempts) == ("extractive", 1)
+    assert stored.summary.startswith("Question: How should checkout retry failed payments?")
+    assert stored.embedding is not None
+    retry = Schedule.objects.get()
+    assert retry.func == "prd.tasks.chain_summarise"
+    assert retry.next_run > timezone.now() + timedelta(seconds=50)
+    memory = FormedMemory.objects.get(chain_id=chain, rule="chain_summary").memory
+    assert memory.content == stored.summary
+
+    Schedule.objects.filter(pk=retry.pk).update(next_run=timezone.now() - timedelta(seconds=1))
+    with on_commit():
+        scheduler()
+
+    stored.refresh_from_db()
+    assert (stored.summary_source, stored.summary_attempts) == ("fake-chat-1", 2)
+    memory.refresh_from_db()
+    assert memory.content == stored.summary
+    assert memory.version == 2
+    assert not Schedule.objects.exists()

@@ -2,7 +2,8 @@
 
 - progress always equals what the stored events imply, for any order of appends (the
   refused ones write nothing);
-- compaction never loses a decision;
+- compaction never loses a decision or a learning, even when the space was paused when
+  it ran (it waits, and the sweep finishes it once the space resumes);
 - running formation again, any number of times, forms nothing twice.
 """
 
@@ -15,8 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from governance.access import SYSTEM
+from memories import services as memory_services
 from memories.models import Memory
-from prd import services
+from prd import services, tasks
 from prd.models import EventType, FormedMemory, PRDDecision, PRDEvent, PRDExecution
 from prd.progress import replay
 from prd.services import DecisionInput, EventInput
@@ -91,36 +93,82 @@ def test_progress_always_equals_what_the_events_imply(space, ops):
     assert not services.execution_rematerialise(actor=SYSTEM, execution_id=execution.id)
 
 
-# Events that never block completion, so every generated execution may complete.
+# Events that never block completion, so every generated execution may complete; a
+# "blocker" op logs a blocker_hit and its blocker_resolved (a learning).
 STATELESS = ["test_passed", "test_failed", "revision", "review_feedback", "agent_handoff",
-             "error_encountered", "decision_made"]
+             "error_encountered", "decision_made", "blocker"]
+
+
+def expand(ops):
+    for type_, requirement in ops:
+        if type_ == "blocker":
+            yield from (("blocker_hit", requirement), ("blocker_resolved", requirement))
+        else:
+            yield type_, requirement
+
+
+def set_mode(space, mode: str) -> None:
+    memory_services.space_update(actor=SYSTEM, slug=space.slug, changes={"mode": mode})
+
+
+def compact_while_paused_then_resume(space, execution: PRDExecution) -> None:
+    """Compaction runs while the space is paused (it must wait and write nothing), then the
+    sweep runs once the space has resumed."""
+    set_mode(space, "paused")
+    try:
+        assert services.execution_compact(execution_id=execution.id).deferred
+        assert not FormedMemory.objects.filter(execution=execution).exists()
+        assert PRDExecution.objects.get(pk=execution.pk).compacted_at is None
+    finally:
+        set_mode(space, "assist")
+    tasks.prd_sweep(older_than_seconds=0)
 
 
 @PROPERTY
 @given(decisions=st.lists(st.tuples(words, words, st.sampled_from(REQUIREMENTS)), min_size=1, max_size=6),
-       noise=st.lists(st.tuples(st.sampled_from(STATELESS), st.sampled_from(REQUIREMENTS)), max_size=8))
-def test_compaction_never_loses_a_decision(space, decisions, noise):
+       noise=st.lists(st.tuples(st.sampled_from(STATELESS), st.sampled_from(REQUIREMENTS)), max_size=8),
+       paused=st.booleans())
+def test_compaction_never_loses_a_decision_or_a_learning(space, decisions, noise, paused):
     execution = new_execution(space)
     for decision, reason, requirement in decisions:
         services.decision_record(actor=SYSTEM, execution_id=execution.id, data=DecisionInput(
             decision=decision, reason=reason, requirement_id=requirement))
-        append_all(execution, noise[:2])
+        append_all(execution, list(expand(noise[:2])))
         noise = noise[2:]
     recorded = list(PRDDecision.objects.filter(execution=execution).order_by("id")
                     .values_list("id", "decision"))
 
     services.execution_status_update(actor=SYSTEM, execution_id=execution.id, status="completed")
-    services.execution_compact(execution_id=execution.id)
+    if paused:
+        compact_while_paused_then_resume(space, execution)
+    else:
+        services.execution_compact(execution_id=execution.id)
 
     assert list(PRDDecision.objects.filter(execution=execution).order_by("id")
                 .values_list("id", "decision")) == recorded
     assert len(recorded) >= len(decisions)
+    # Every decision is a standalone semantic memory, linked to its decision and event.
     for decision_id, text in recorded:
-        memory = FormedMemory.objects.get(decision_id=decision_id).memory
-        assert memory is not None
-        assert memory.memory_type == "semantic"
-        assert " ".join(text.split()) in memory.content
-    assert PRDExecution.objects.get(pk=execution.pk).compacted_at is not None
+        link = FormedMemory.objects.select_related("memory", "decision").get(decision_id=decision_id)
+        assert link.memory is not None
+        assert link.memory.memory_type == "semantic"
+        assert link.event_id == link.decision.event_id
+        assert " ".join(text.split()) in link.memory.content
+    # Every learning (a fix and the problem it closed) is a standalone procedural memory,
+    # linked to the event that fixed it; every failure never fixed is a gotcha.
+    execution.refresh_from_db()
+    for fix in PRDEvent.objects.filter(execution=execution, resolves__isnull=False):
+        link = FormedMemory.objects.select_related("memory").get(
+            event=fix, rule__in=["failure_fixed", "blocker_resolved"])
+        assert link.memory is not None
+        assert (link.memory.memory_type, link.memory.kind) == ("procedural", "solution")
+        assert link.memory.metadata["prd"]["problem_event"] == fix.resolves_id
+    for _, failure in execution.state.get("open_failures", []):
+        link = FormedMemory.objects.select_related("memory").get(event_id=failure, rule="failure_unresolved")
+        assert link.memory is not None
+        assert link.memory.kind == "gotcha"
+    assert not FormedMemory.objects.filter(execution=execution, memory__isnull=True).exists()
+    assert execution.compacted_at is not None
 
 
 @PROPERTY
