@@ -28,6 +28,7 @@ from django.utils import timezone
 from django_q.conf import Conf
 
 from governance.access import SYSTEM
+from governance.crypto import search
 from memories import services
 from memories.models import Memory, Space
 from retrieval import channels, pipeline, scoring
@@ -95,8 +96,11 @@ def run_vector(query: dict) -> list[str]:
 def run_fulltext(query: dict) -> list[str]:
     """Plain Postgres full-text: OR of every query lexeme, ranked by ts_rank_cd."""
     lexemes = channels.query_lexemes(query_text(query))
-    plan = channels.LexicalPlan(all_lexemes=lexemes, chosen=lexemes)
-    return channels.lexical_candidates(scope_for(query), plan, K)
+    scope = scope_for(query)
+    # Every lexeme (no row budget), as the keyed tokens the index holds.
+    plan = channels.LexicalPlan(all_lexemes=lexemes, chosen=lexemes,
+                                tokens=search.query_tokens(scope.space_ids, lexemes))
+    return channels.lexical_candidates(scope, plan, K)
 
 
 def run_pipeline(query: dict, profile: str, *, weights=None, thresholds=None, now=None) -> list[str]:

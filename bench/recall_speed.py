@@ -7,9 +7,12 @@ starts a fresh gunicorn (as production runs SAM; Django's runserver adds ~45 ms 
 on small responses) on 127.0.0.1 and sends queries it has not seen, so every request embeds
 its query (no embedding cache hits), with the recall result cache off.
 
-    .venv/bin/python bench/recall_speed.py [--sizes 1000 10000 100000] [--queries 200]
+    .venv/bin/python bench/recall_speed.py [--sizes 1000 10000 100000] [--queries 200] [--track]
+                                           [--out bench/results/recall_speed_tracked.json]
 
-Writes bench/results/recall_speed.json and prints a Markdown table.
+Writes bench/results/recall_speed.json (or --out) and prints a Markdown table. Without
+--track every recall still writes its audit row; --track adds the sealed recall event and
+the access counters, as agents' recalls do.
 """
 
 from __future__ import annotations
@@ -157,10 +160,10 @@ def pct(values: list[float], q: float) -> float:
     return round(ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))], 1)
 
 
-def measure(size: int, token: str, requests: list[dict]) -> dict:
+def measure(size: int, token: str, requests: list[dict], *, track: bool = False) -> dict:
     client = httpx.Client(base_url=f"http://127.0.0.1:{PORT}", timeout=60,
                           headers={"Authorization": f"Bearer {token}"})
-    body = {"spaces": [f"speed-{size}"], "k": 5, "track": False}
+    body = {"spaces": [f"speed-{size}"], "k": 5, "track": track}
     for warm in requests[:20]:
         client.post("/api/v1/recall/", json={**body, "query": "warm up " + warm["query"]})
     latencies, stages = [], []
@@ -174,7 +177,7 @@ def measure(size: int, token: str, requests: list[dict]) -> dict:
     names = sorted({k for s in stages for k in s if k != "total"})
     share = {name: round(statistics.mean(s.get(name, 0) for s in stages) / total * 100, 1) for name in names}
     return {
-        "memories": size, "requests": len(requests),
+        "memories": size, "requests": len(requests), "track": track,
         "http_ms": {"p50": pct(latencies, 50), "p95": pct(latencies, 95), "p99": pct(latencies, 99),
                     "mean": round(statistics.mean(latencies), 1)},
         "server_total_ms": {"p50": pct([s["total"] for s in stages], 50),
@@ -203,6 +206,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--track", action="store_true",
+                        help="ask recall to track (sealed recall event, access counters) as agents do")
+    parser.add_argument("--out", default=str(RESULTS), help="where to write the JSON results")
     args = parser.parse_args()
     call_command("migrate", verbosity=0)
     bases = base_texts()
@@ -220,13 +226,14 @@ def main() -> None:
     for size in args.sizes:
         server = start_server()
         try:
-            results.append(measure(size, token, queries(args.queries)))
+            results.append(measure(size, token, queries(args.queries), track=args.track))
         finally:
             server.send_signal(signal.SIGTERM)
             server.wait(timeout=30)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    summary = {"machine": f"{os.cpu_count()} cores", "results": results}
-    RESULTS.write_text(json.dumps(summary, indent=2) + "\n")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    summary = {"machine": f"{os.cpu_count()} cores", "track": args.track, "results": results}
+    out.write_text(json.dumps(summary, indent=2) + "\n")
     print("| memories | HTTP p50 | p95 | p99 | top stages (share of server time) |")
     print("|---|---|---|---|---|")
     for r in results:

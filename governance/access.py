@@ -8,7 +8,8 @@ The rules:
 - A user's rights in a space are the django-guardian object permissions they hold on it,
   directly or through a group (governance.roles maps roles to permissions). Superusers
   and the SYSTEM actor hold every permission everywhere.
-- An API token can narrow its user's rights to named spaces and to a role.
+- An API token can narrow its user's rights to named spaces and to a role. A token that
+  names spaces works in those only: once they are all deleted it works in none.
 - Within a readable space, a memory is hidden from roles ranked below its
   `visibility_rank` or below the minimum role of any restricted tag it carries, unless
   the user was granted `memories.view_memory` on that memory itself.
@@ -21,6 +22,9 @@ forbidden (403).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -113,10 +117,67 @@ def _guardian_perms(user, content_type: ContentType) -> dict[str, set[str]]:
     return held
 
 
+# --- the per-request memo of rights() ---------------------------------------------------
+#
+# rights() costs about four queries and one request asks it two or three times (a write
+# checks the object, then the action, then hides unseen links). Within one HTTP request
+# the answer is kept, keyed by (user, token); RightsMemoMiddleware opens the scope.
+# Outside a request (jobs, commands, tests calling services) nothing is kept, so a
+# long-running job never acts on rights that changed since it started. Every service
+# that changes rights calls forget_rights(), so a check later in the same request sees
+# the change.
+
+_rights_memo: ContextVar[dict[tuple[Any, Any], dict[int, SpaceRights]] | None] = ContextVar(
+    "sam_rights_memo", default=None)
+
+
+@contextmanager
+def rights_memoised() -> Iterator[None]:
+    """Keep rights() answers until the block ends (one HTTP request)."""
+    token = _rights_memo.set({})
+    try:
+        yield
+    finally:
+        _rights_memo.reset(token)
+
+
+def forget_rights() -> None:
+    """Drop the memoised rights of this request: call after any change to rights."""
+    memo = _rights_memo.get()
+    if memo is not None:
+        memo.clear()
+
+
+def forget_rights_on_space_delete(sender, **kwargs) -> None:
+    """post_delete receiver for memories.Space (connected in GovernanceConfig.ready)."""
+    forget_rights()
+
+
+def _memo_key(actor) -> tuple[Any, Any]:
+    if actor is SYSTEM:
+        return ("system", None)
+    token = _token(actor)
+    return (actor.pk, token.pk if token is not None else None)
+
+
 def rights(actor) -> dict[int, SpaceRights]:
-    """space id -> what `actor` may do there, for every space it may read."""
+    """space id -> what `actor` may do there, for every space it may read.
+
+    Memoised for the length of an HTTP request (see rights_memoised); the caller gets its
+    own dict, so changing it changes nothing for the next caller.
+    """
     if not _is_active(actor):
         return {}
+    memo = _rights_memo.get()
+    if memo is None:
+        return _rights(actor)
+    key = _memo_key(actor)
+    if key not in memo:
+        memo[key] = _rights(actor)
+    return dict(memo[key])
+
+
+def _rights(actor) -> dict[int, SpaceRights]:
     Space = apps.get_model("memories", "Space")
     if actor is SYSTEM or actor.is_superuser:
         perms_by_space = {pk: set(ALL_PERMISSIONS) for pk in Space.objects.values_list("pk", flat=True)}
@@ -125,8 +186,9 @@ def rights(actor) -> dict[int, SpaceRights]:
         perms_by_space = {int(pk): perms & ALL_PERMISSIONS for pk, perms in held.items()}
     token = _token(actor)
     if token is not None:
-        allowed_ids = set(token.spaces.values_list("pk", flat=True))
-        if allowed_ids:
+        if not token.all_spaces:
+            # Scoped to named spaces: none left (all deleted) means no space at all.
+            allowed_ids = set(token.spaces.values_list("pk", flat=True))
             perms_by_space = {pk: p for pk, p in perms_by_space.items() if pk in allowed_ids}
         if token.role:
             cap = roles.ROLE_PERMISSIONS[token.role]
@@ -218,19 +280,50 @@ def memory_visibility(actor, space_ids: set[int] | None = None, *,
 
 
 def _granted_memories(actor, readable_space_ids: set[int]) -> tuple[str, ...]:
-    """Memories granted to the actor one by one, inside spaces it may read."""
+    """Memories granted to the actor one by one, inside spaces it may read.
+
+    Grants live in governance's MemoryUserGrant / MemoryGroupGrant (real foreign keys,
+    deleted with their memory), so every id found here names a memory that exists.
+    """
     if actor is SYSTEM or not _is_active(actor) or not readable_space_ids:
         return ()
-    Memory = apps.get_model("memories", "Memory")
-    held = _guardian_perms(actor, ContentType.objects.get_for_model(Memory))
-    ids = [pk for pk, perms in held.items() if MEMORY_VIEW_PERMISSION in perms]
-    if not ids:
-        return ()
-    return tuple(sorted(Memory.objects.filter(pk__in=ids, space_id__in=readable_space_ids)
-                        .values_list("pk", flat=True)))
+    UserGrant = apps.get_model("governance", "MemoryUserGrant")
+    GroupGrant = apps.get_model("governance", "MemoryGroupGrant")
+    wanted = {"permission__codename": MEMORY_VIEW_PERMISSION,
+              "content_object__space_id__in": list(readable_space_ids)}
+    direct = UserGrant.objects.filter(user=actor, **wanted).values_list("content_object_id", flat=True)
+    via_groups = (GroupGrant.objects.filter(group__in=actor.groups.all(), **wanted)
+                  .values_list("content_object_id", flat=True))
+    return tuple(sorted(set(direct.union(via_groups))))
 
 
 # --- the gateway functions --------------------------------------------------------------
+
+def sees_everything(actor) -> bool:
+    """Whether `actor` holds every right everywhere (SYSTEM and superusers), including over
+    records that belong to no space or to a deleted one."""
+    return actor is SYSTEM or (_is_active(actor) and actor.is_superuser and _token(actor) is None)
+
+
+def can_create_spaces(actor) -> bool:
+    """Whether `actor` may create a space (and so become its owner).
+
+    Any signed-in user may, except through a token narrowed to named spaces or capped at
+    a role below owner: such a token was given for a fixed scope, and a space it created
+    would hand it an owner's rights outside that scope (or, for a scoped token, a space it
+    could not even see).
+    """
+    if actor is SYSTEM:
+        return True
+    if not _is_active(actor):
+        return False
+    token = _token(actor)
+    if token is None:
+        return True
+    if not token.all_spaces:
+        return False
+    return token.role in ("", roles.Role.OWNER)
+
 
 def spaces_visible(actor) -> QuerySet:
     """Spaces `actor` may read."""
@@ -266,6 +359,46 @@ def restrict(queryset: QuerySet[M], actor, *, space_field: str = "space") -> Que
     if queryset.model._meta.label == "memories.Memory":
         return queryset.filter(memory_visibility(actor).q())
     return queryset.filter(**{f"{space_field}__in": list(rights(actor))})
+
+
+# Fields of a recorded memory state that name another memory.
+LINK_FIELDS = frozenset({"superseded_by"})
+
+
+def hide_unseen_links_in(records: list[Any], actor) -> None:
+    """Blank, in place, every link to a memory `actor` may not see inside recorded data.
+
+    `records` are what versions and audit payloads keep: states ({"superseded_by": id,
+    ...}), diffs ([{path, before, after}]) and payloads nesting both. A link to a hidden
+    memory becomes None, as the memory's own superseded_by does, so history never names
+    what the reader may not see. One query for all of `records`.
+    """
+    found: list[tuple[dict, str]] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for name in LINK_FIELDS & set(value):
+                if isinstance(value[name], str) and value[name]:
+                    found.append((value, name))
+            if value.get("path") in LINK_FIELDS:
+                found.extend((value, side) for side in ("before", "after")
+                             if isinstance(value.get(side), str) and value[side])
+            for child in value.values():
+                if isinstance(child, (dict, list)):
+                    walk(child)
+        elif isinstance(value, list):
+            for child in value:
+                walk(child)
+
+    walk(records)
+    if not found:
+        return
+    Memory = apps.get_model("memories", "Memory")
+    seen = set(restrict(Memory.objects.filter(pk__in={holder[key] for holder, key in found}), actor)
+               .values_list("pk", flat=True))
+    for holder, key in found:
+        if holder[key] not in seen:
+            holder[key] = None
 
 
 def access_space(actor, *, slug: str, action: Action = "read"):

@@ -2,9 +2,19 @@
 
 from django.contrib import admin, messages
 
-from governance import services
+from governance import access, services
 from governance.models import ApiToken, DataKey, RestrictedTag, SpaceMembership, UserMemorySettings
 from governance.services import api_token_revoke
+
+
+class VisibleSpaceFilter(admin.RelatedFieldListFilter):
+    """A list filter on a `space` foreign key that offers only the spaces the reader may
+    see: the default one lists every space to any staff user, naming spaces they cannot
+    open. Use as `list_filter = (("space", VisibleSpaceFilter), ...)`."""
+
+    def field_choices(self, field, request, model_admin):
+        return [(space.pk, space.slug)
+                for space in access.spaces_visible(request.user).order_by("slug")]
 
 
 @admin.register(ApiToken)
@@ -14,13 +24,22 @@ class ApiTokenAdmin(admin.ModelAdmin):
     list_filter = ("revoked_at",)
     search_fields = ("name", "user__username", "prefix")
     readonly_fields = ("user", "name", "prefix", "key_hash", "created_at", "last_used_at", "revoked_at",
-                       "role", "spaces")
+                       "role", "all_spaces", "spaces")
     fields = (*readonly_fields, "expires_at")
     actions = ("revoke_selected",)
 
     def has_add_permission(self, request) -> bool:
         # The plaintext is shown once; the command line is where it can be shown safely.
         return False
+
+    def save_model(self, request, obj: ApiToken, form, change: bool) -> None:
+        # expires_at is the one editable field; the service audits the change.
+        services.api_token_set_expiry(token=obj, expires_at=form.cleaned_data.get("expires_at"),
+                                      actor=request.user)
+
+    def save_related(self, request, form, formsets, change) -> None:
+        # Every other field is read-only, spaces included; nothing else to save.
+        return None
 
     @admin.action(description="Revoke selected tokens")
     def revoke_selected(self, request, queryset) -> None:

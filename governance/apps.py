@@ -7,4 +7,12 @@ class GovernanceConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from django.db.models.signals import post_delete
+
         from governance import schema  # noqa: F401  (registers the OpenAPI auth extension)
+        from governance.access import forget_rights_on_space_delete
+
+        # Cache invalidation only: a deleted space leaves the request's memoised rights
+        # (governance.access.rights), whichever service deleted it.
+        post_delete.connect(forget_rights_on_space_delete, sender="memories.Space",
+                            dispatch_uid="sam_forget_rights_on_space_delete")

@@ -1,4 +1,5 @@
-"""API tokens for agents and scripts. Only a hash of each token is stored."""
+"""Governance rows: API tokens (only a hash of each is stored), memberships, restricted tags,
+per-memory grants, memory modes and data keys."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from django.contrib.auth.models import Group
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from guardian.models import GroupObjectPermissionBase, UserObjectPermissionBase
 
 from governance.modes import Mode
 from governance.roles import RESTRICTABLE_TO, Role
@@ -48,8 +50,12 @@ class ApiToken(models.Model):
     expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
-    # A token can narrow its user's rights: to named spaces (none named = all of the
-    # user's spaces) and to a role (empty = the user's own role in each space).
+    # A token can narrow its user's rights: to named spaces and to a role (empty = the
+    # user's own role in each space). `all_spaces` says which: the M2M alone cannot, since
+    # deleting the only space a token was scoped to leaves it empty, and an empty scope
+    # must mean "no spaces", never "every space".
+    all_spaces = models.BooleanField(
+        default=False, help_text="Works in every space of its user; else only in `spaces`.")
     spaces = models.ManyToManyField("memories.Space", blank=True, related_name="+")
     role = models.CharField(max_length=16, choices=Role.choices, blank=True, default="")
 
@@ -176,3 +182,37 @@ class DataKey(models.Model):
 
     def __str__(self) -> str:
         return f"data key {self.pk} ({self.state}, space {self.space_id or 'system'})"
+
+
+class MemoryUserGrant(UserObjectPermissionBase):
+    """A guardian object permission (memories.view_memory) on one memory, for one user.
+
+    A real foreign key rather than guardian's generic (content type, text id) row, so the
+    grant is deleted with its memory by every path that deletes memories (one by one,
+    retention, forgetting, deleting the space). With a generic row the grant would
+    outlive the memory and pass to a new memory created later with the same id.
+    governance.services.memory_grant_view writes these through guardian's shortcuts,
+    which pick this table for memories.
+    """
+
+    content_object = models.ForeignKey("memories.Memory", on_delete=models.CASCADE,
+                                       related_name="user_grants")
+
+    class Meta(UserObjectPermissionBase.Meta):
+        abstract = False
+
+    def __str__(self) -> str:
+        return f"permission {self.permission_id} on memory {self.content_object_id} for user {self.user_id}"
+
+
+class MemoryGroupGrant(GroupObjectPermissionBase):
+    """The group counterpart of MemoryUserGrant, deleted with its memory the same way."""
+
+    content_object = models.ForeignKey("memories.Memory", on_delete=models.CASCADE,
+                                       related_name="group_grants")
+
+    class Meta(GroupObjectPermissionBase.Meta):
+        abstract = False
+
+    def __str__(self) -> str:
+        return f"permission {self.permission_id} on memory {self.content_object_id} for group {self.group_id}"

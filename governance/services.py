@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 from guardian.shortcuts import assign_perm, remove_perm
 
-from governance import access, roles
+from governance import access, policy, roles
 from governance.models import (
     ApiToken,
     RestrictedTag,
@@ -25,6 +25,7 @@ from governance.models import (
     generate_token,
     hash_token,
 )
+from governance.modes import WriteOutcome
 from samsite.api.errors import InvalidInput, NotFound
 
 
@@ -41,21 +42,41 @@ def api_token_issue(*, user: AbstractBaseUser, name: str, expires_at: datetime |
                     spaces: Iterable = (), role: str = "", actor=None) -> tuple[ApiToken, str]:
     """Create a token for `user`. Returns the row and the plaintext, which is not stored.
 
-    `spaces` and `role` narrow what the token may do below its user's own rights.
+    `spaces` and `role` narrow what the token may do below its user's own rights. A token
+    issued with no spaces works in all of its user's spaces (`all_spaces`); one issued
+    with spaces works only in them, and in none once they are all deleted.
     """
     if role and role not in roles.Role.values:
         raise InvalidInput("Unknown role.", fields={"role": [f"One of {', '.join(roles.Role.values)}."]})
+    spaces = list(spaces)
     raw = generate_token()
     token = ApiToken.objects.create(
         user=user, name=name, prefix=raw[:10], key_hash=hash_token(raw), expires_at=expires_at,
-        role=role,
+        role=role, all_spaces=not spaces,
     )
-    token.spaces.set(list(spaces))
+    token.spaces.set(spaces)
     _audit("token_issue", actor=actor or access.SYSTEM, target=token,
            after={"user": user.get_username(), "name": name, "role": role,
-                  "spaces": sorted(s.slug for s in spaces),
+                  "all_spaces": token.all_spaces, "spaces": sorted(s.slug for s in spaces),
                   "expires_at": expires_at.isoformat() if expires_at else None})
+    access.forget_rights()
     return token, raw
+
+
+@transaction.atomic
+def api_token_set_expiry(*, token: ApiToken, expires_at: datetime | None, actor=None) -> ApiToken:
+    """Change when a token stops working (None: never). Audited as an edit of the token."""
+    locked = ApiToken.objects.select_for_update().get(pk=token.pk)
+    if locked.expires_at != expires_at:
+        before = locked.expires_at
+        locked.expires_at = expires_at
+        locked.save(update_fields=["expires_at"])
+        _audit("edit", actor=actor or access.SYSTEM, target=locked,
+               before={"expires_at": before.isoformat() if before else None},
+               after={"expires_at": expires_at.isoformat() if expires_at else None})
+        access.forget_rights()
+    token.expires_at = locked.expires_at
+    return locked
 
 
 @transaction.atomic
@@ -65,6 +86,7 @@ def api_token_revoke(*, token: ApiToken, actor=None) -> ApiToken:
         token.save(update_fields=["revoked_at"])
         _audit("token_revoke", actor=actor or access.SYSTEM, target=token,
                after={"user": token.user.get_username(), "name": token.name})
+        access.forget_rights()
     return token
 
 
@@ -104,6 +126,7 @@ def membership_grant(*, actor, space, role: str, user=None, group=None) -> Space
     _audit("grant", actor=actor, space=space, target=membership,
            before={"role": old_role} if old_role else None,
            after={"principal": membership.principal, "role": role})
+    access.forget_rights()
     return membership
 
 
@@ -117,6 +140,7 @@ def membership_revoke(*, actor, space, user=None, group=None) -> bool:
     _audit("revoke", actor=actor, space=space, target=membership,
            before={"principal": membership.principal, "role": membership.role})
     membership.delete()
+    access.forget_rights()
     return True
 
 
@@ -130,11 +154,18 @@ def restricted_tag_set(*, actor, space, tag: str, min_role: str) -> RestrictedTa
     tag = tag.strip().lower()
     if not tag:
         raise InvalidInput("Invalid tag.", fields={"tag": ["This field may not be blank."]})
-    row, _ = RestrictedTag.objects.update_or_create(space=space, tag=tag,
-                                                    defaults={"min_role": min_role})
-    _audit("grant", actor=actor, space=space, target=row,
+    row = RestrictedTag.objects.select_for_update().filter(space=space, tag=tag).first()
+    if row is not None and row.min_role == min_role:
+        return row  # nothing changed, so nothing to audit or announce
+    before = {"restricted_tag": tag, "min_role": row.min_role} if row is not None else None
+    if row is None:
+        row = RestrictedTag(space=space, tag=tag)
+    row.min_role = min_role
+    row.save()
+    _audit("grant", actor=actor, space=space, target=row, before=before,
            after={"restricted_tag": tag, "min_role": min_role})
     _announce(space)
+    access.forget_rights()
     return row
 
 
@@ -145,15 +176,21 @@ def restricted_tag_remove(*, actor, space, tag: str) -> bool:
         _audit("revoke", actor=actor, space=space, target_type="restrictedtag", target_id=tag,
                before={"restricted_tag": tag})
         _announce(space)
+        access.forget_rights()
     return bool(deleted)
 
 
 @transaction.atomic
 def memory_restrict(*, actor, memory_id: str, min_role: str | None, reason: str = ""):
-    """Hide one memory from roles below `min_role` (None lifts the restriction)."""
+    """Hide one memory from roles below `min_role` (None lifts the restriction).
+
+    A write like any other: a paused or off space (or user) refuses it (409), and in
+    incognito the answer shows the change while nothing is kept.
+    """
     Memory = apps.get_model("memories", "Memory")
-    memory = access.access_object(Memory.objects.select_related("space"), actor, pk=memory_id,
-                                  action="curate", label="memory")
+    memory = access.access_object(Memory.objects.select_for_update(of=("self",)).select_related("space"),
+                                  actor, pk=memory_id, action="curate", label="memory")
+    outcome = policy.write_outcome(actor, memory.space)
     if min_role is not None and min_role not in [r.value for r in roles.RESTRICTABLE_TO]:
         raise InvalidInput("Invalid role.", fields={"restricted_to": [
             f"One of {', '.join(r.value for r in roles.RESTRICTABLE_TO)}, or null."]})
@@ -165,6 +202,11 @@ def memory_restrict(*, actor, memory_id: str, min_role: str | None, reason: str 
         _audit("restrict", actor=actor, space=memory.space, target=memory,
                before={"visibility_rank": before}, after={"visibility_rank": rank}, note=reason)
         _announce(memory.space)
+        access.forget_rights()
+        if outcome is WriteOutcome.DISCARD:
+            # Incognito: the caller sees the answer; the surrounding atomic block rolls back.
+            transaction.set_rollback(True)
+            memory.persisted = False
     return memory
 
 
@@ -174,9 +216,12 @@ def memory_grant_view(*, actor, memory_id: str, user, revoke: bool = False):
     Memory = apps.get_model("memories", "Memory")
     memory = access.access_object(Memory.objects.select_related("space"), actor, pk=memory_id,
                                   action="curate", label="memory")
+    # Guardian keeps the grant in governance.MemoryUserGrant (a foreign key to the memory),
+    # so it is deleted with the memory and never passes to a later memory with the same id.
     (remove_perm if revoke else assign_perm)(f"memories.{access.MEMORY_VIEW_PERMISSION}", user, memory)
     _audit("revoke" if revoke else "grant", actor=actor, space=memory.space, target=memory,
            after={"view_memory": user.get_username()})
+    access.forget_rights()
     return memory
 
 

@@ -10,11 +10,17 @@ from django.contrib.admin.utils import quote, unquote
 from django.contrib.postgres.forms import SimpleArrayField
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
 from governance import access, retention
-from governance.admin import RestrictedTagInline, SpaceMembershipInline, save_governance_formset
-from memories import entry, selectors, services
+from governance.admin import (
+    RestrictedTagInline,
+    SpaceMembershipInline,
+    VisibleSpaceFilter,
+    save_governance_formset,
+)
+from memories import curation, entry, selectors, services
 from memories.models import Memory, MemoryVersion, Space
 from samsite.api.errors import DomainError
 
@@ -191,7 +197,7 @@ class MemoryAdmin(admin.ModelAdmin):
     change_form_template = "admin/memories/memory/change_form.html"
     list_display = ("title", "space", "memory_type", "kind", "reliability", "confidence",
                     "archived", "embedding_status", "version", "updated_at")
-    list_filter = ("space", "memory_type", "kind", "reliability", "archived",
+    list_filter = (("space", VisibleSpaceFilter), "memory_type", "kind", "reliability", "archived",
                    "embedding_status", TagFilter)
     # Text is sealed in the database, so search goes through the keyed full-text index.
     search_fields = ("=id",)
@@ -205,7 +211,7 @@ class MemoryAdmin(admin.ModelAdmin):
                        "embedding_attempts", "embedding_error", "usage_count", "access_count",
                        "last_accessed_at", "created_at", "updated_at")
     autocomplete_fields = ("superseded_by",)
-    actions = ("archive_selected", "restore_selected")
+    actions = ("archive_selected", "restore_selected", "merge_selected")
     fieldsets = (
         (None, {"fields": ("space", "title", "content", "summary", "canonical_phrases", "tags")}),
         ("Classification", {"fields": ("memory_type", "kind", "priority", "reliability",
@@ -300,6 +306,38 @@ class MemoryAdmin(admin.ModelAdmin):
             for pk in queryset.values_list("pk", flat=True)
         )
         self.message_user(request, f"Restored {changed} memories.", messages.SUCCESS)
+
+    @admin.action(description="Merge selected memories into one")
+    def merge_selected(self, request: HttpRequest, queryset: QuerySet[Memory]):
+        """Ask which memory to keep, then merge the others into it (memories.curation)."""
+        chosen = sorted(queryset, key=lambda m: (-m.stats.confidence, -m.updated_at.timestamp(), m.pk))
+        if len(chosen) < 2:
+            self.message_user(request, "Select at least two memories to merge.", messages.WARNING)
+            return None
+        if "apply" in request.POST:
+            target_id = request.POST.get("target", "")
+            sources = [m.pk for m in chosen if m.pk != target_id]
+            target = next((m for m in chosen if m.pk == target_id), None)
+            if target is None:
+                self.message_user(request, "Choose the memory to keep.", messages.ERROR)
+            else:
+                try:
+                    result = curation.memory_merge(
+                        actor=request.user, target_id=target.pk, source_ids=sources,
+                        expected_version=target.version, reason=request.POST.get("reason", "").strip())
+                except DomainError as exc:
+                    fields = "; ".join(f"{k}: {' '.join(v)}" for k, v in (exc.fields or {}).items())
+                    self.message_user(request, f"{exc.message} {fields}".strip(), messages.ERROR)
+                else:
+                    note = f" ({', '.join(result.dropped)} over the limits stay in the archived ones)" \
+                        if result.dropped else ""
+                    self.message_user(request, f"Merged {len(result.merged)} memories into "
+                                      f"'{result.memory.title}' (now version {result.memory.version}){note}.",
+                                      messages.SUCCESS)
+                return None
+        context = {**self.admin_site.each_context(request), "title": "Merge memories", "memories": chosen,
+                   "opts": self.model._meta, "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME}
+        return TemplateResponse(request, "admin/memories/memory/merge_selected.html", context)
 
     def get_urls(self):
         custom = [

@@ -275,7 +275,9 @@ class Memory(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.title} ({self.id})"
+        # Not the title: Django writes str() in plaintext where sealing cannot reach it
+        # (django_admin_log.object_repr, admin messages, logs).
+        return f"{self.kind} {self.id}"
 
     def sealing_space_id(self) -> int:
         return self.space_id

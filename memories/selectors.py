@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.contrib.postgres.search import SearchQuery
 from django.db.models import Q, QuerySet
 
 from governance import access
@@ -71,7 +70,7 @@ def memory_list(*, actor, filters: MemoryFilters) -> QuerySet[Memory]:
         match = Q(pk=filters.text.strip())
         if tokens:
             # The index holds keyed tokens, not words (governance.crypto.search).
-            match |= Q(search_vector=SearchQuery(tokens, search_type="raw", config="simple"))
+            match |= Q(search_vector=search.TokenQuery(tokens))
         queryset = queryset.filter(match)
     return queryset.order_by("-updated_at", "id")
 

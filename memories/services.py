@@ -45,10 +45,17 @@ SPACE_SETTINGS = ("name", "kind", "description", "mode", "retention_days", "reda
 @transaction.atomic
 def space_create(*, actor, slug: str, name: str, kind: str, description: str = "",
                  **options: Any) -> Space:
-    """Create a space; a user who creates one becomes its owner."""
+    """Create a space; a user who creates one becomes its owner.
+
+    Raises Forbidden for a token narrowed to named spaces or capped below owner
+    (governance.access.can_create_spaces).
+    """
     from governance.roles import Role
     from governance.services import membership_grant
 
+    if not access.can_create_spaces(actor):
+        raise Forbidden("This token is limited to named spaces or to a role below owner, "
+                        "so it may not create spaces.")
     if Space.objects.filter(slug=slug).exists():
         raise Conflict(f"A space '{slug}' already exists.", fields={"slug": ["Already taken."]})
     space = Space(slug=slug, name=name.strip(), kind=kind, description=description.strip())
@@ -58,6 +65,8 @@ def space_create(*, actor, slug: str, name: str, kind: str, description: str = "
     _audit("create", actor=actor, space=space, target=space, after=_space_state(space))
     if access.user_or_none(actor) is not None:
         membership_grant(actor=actor, space=space, user=actor, role=Role.OWNER)
+    # Superusers (and SYSTEM) hold every space: their memoised rights lack this one.
+    access.forget_rights()
     return space
 
 
@@ -262,14 +271,19 @@ REDACTED_FIELDS = ("title", "content", "summary", "canonical_phrases", "tags", "
                    "training_examples", "context_window", "source")
 
 
-def _redact(state: dict[str, Any], *, space: Space | None,
-            security_context: dict[str, Any]) -> list[dict[str, Any]]:
-    """Redact PII from every storage-bound field of `state` in place; returns the report."""
+def _redact(state: dict[str, Any], *, space: Space | None, security_context: dict[str, Any],
+            metadata: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Redact PII from every storage-bound field of `state` in place; returns the report.
+
+    Public figures come from `metadata` when given (an edit that leaves the metadata as
+    stored), else from the metadata in `state`.
+    """
     allowlist = [*(space.redaction_allowlist if space else []),
                  *(security_context.get("allowlist") or [])]
     return privacy.redact_fields(
         state, fields=[f for f in REDACTED_FIELDS if f in state], allowlist=allowlist,
-        public_figures=privacy.public_figures_of(state.get("metadata")),
+        public_figures=privacy.public_figures_of(
+            state["metadata"] if "metadata" in state or metadata is None else metadata),
     )
 
 
@@ -304,7 +318,7 @@ def _insert(rows: list[PreparedRow], *, actor) -> list[Memory]:
     )
     for memory, row in zip(memories, rows, strict=True):
         _audit("create", actor=actor, space=memory.space, target=memory,
-               after=entry.snapshot(row.state))
+               after={"version": 1, **entry.snapshot(row.state)}, digest_text=True)
     ids = [m.id for m in memories]
     _index([(m, row.state) for m, row in zip(memories, rows, strict=True)])
     enqueue_embedding(ids)
@@ -396,7 +410,10 @@ def memory_update(*, actor, memory_id: str, expected_version: int, changes: dict
     changes = dict(changes)
     security_context = changes.pop("security_context", None) or {}
     changes = entry.normalise(changes)
-    memory.redaction_report = _redact(changes, space=memory.space, security_context=security_context)
+    # An edit that does not resend the metadata keeps the stored one, and with it the
+    # public figures whose names redaction must leave alone.
+    memory.redaction_report = _redact(changes, space=memory.space, security_context=security_context,
+                                      metadata=before["metadata"])
     after = {**before, **changes}
     _parse_occurred_at(after)
     # Tags are never re-suggested on edit: an empty list there is the curator's choice.
@@ -424,7 +441,8 @@ def memory_update(*, actor, memory_id: str, expected_version: int, changes: dict
         enqueue_embedding([memory.id])
     announce_change([memory.space_id])
     _audit(audit_action, actor=actor, space=memory.space, target=memory, changes=changelog,
-           note=reason or "edited")
+           before={"version": memory.version - 1}, after={"version": memory.version},
+           note=reason or "edited", digest_text=True)
     _discard_if(outcome, memory)
     return memory, changelog
 
@@ -477,7 +495,7 @@ def memory_archive(*, actor, memory_id: str, reason: str = "") -> tuple[Memory, 
         memory.save(update_fields=["archived", "archived_at", "archive_reason", "updated_at"])
         announce_change([memory.space_id])
         _audit("archive", actor=actor, space=memory.space, target=memory, changes=changelog,
-               note=reason)
+               after={"version": memory.version}, note=reason, digest_text=True)
         _discard_if(outcome, memory)
     return memory, changelog
 
@@ -494,7 +512,7 @@ def memory_unarchive(*, actor, memory_id: str, reason: str = "") -> tuple[Memory
         memory.save(update_fields=["archived", "archived_at", "archive_reason", "updated_at"])
         announce_change([memory.space_id])
         _audit("unarchive", actor=actor, space=memory.space, target=memory, changes=changelog,
-               note=reason)
+               after={"version": memory.version}, note=reason, digest_text=True)
         _discard_if(outcome, memory)
     return memory, changelog
 
@@ -507,7 +525,7 @@ def memory_delete(*, actor, memory_id: str) -> None:
     announce_change([memory.space_id])
     # The audit keeps that the memory existed and was deleted, not what it said.
     _audit("delete", actor=actor, space=memory.space, target=memory,
-           before={"version": memory.version, "kind": memory.kind})
+           before={"version": memory.version, "kind": memory.kind}, digest_text=True)
     memory.delete()
     _discard_if(outcome, memory)
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from governance.modes import WriteOutcome
 from memories import selectors, services
 from memories.models import Memory, Space
 
@@ -20,25 +21,51 @@ IMPORT_CHUNK = 500
 
 
 def memories_export(*, actor, spaces: list[str], include_archived: bool) -> Iterator[dict[str, Any]]:
-    """Every visible memory of `spaces` (all when empty) as SAM JSON, oldest id first."""
+    """Every visible memory of `spaces` (all when empty) as SAM JSON, oldest id first.
+
+    Audited whatever happens to the stream: when it ends, when the reader stops early or
+    fails (the generator is closed), and when nothing matched. Each named space the actor
+    may read gets a row, even with 0 memories; `complete` says whether the stream was
+    read to its end.
+    """
     from memories.api.serializers import MemoryOutputSerializer
 
     filters = selectors.MemoryFilters(spaces=spaces, archived=None if include_archived else False)
     queryset = selectors.memory_list(actor=actor, filters=filters).order_by("id")
     counts: Counter[int] = Counter()
-    for memory in queryset.iterator(chunk_size=500):
-        counts[memory.space_id] += 1
-        yield MemoryOutputSerializer(selectors.hide_unseen_links([memory], actor=actor)[0]).data
-    _audit_per_space("export", actor, counts, include_archived=include_archived)
+    complete = False
+    try:
+        for memory in queryset.iterator(chunk_size=500):
+            counts[memory.space_id] += 1
+            yield MemoryOutputSerializer(selectors.hide_unseen_links([memory], actor=actor)[0]).data
+        complete = True
+    finally:
+        # A finally, not code after the loop: a reader that stops early closes the
+        # generator, and that export happened too (as far as it went).
+        named = selectors.space_list(actor=actor).filter(slug__in=spaces) if spaces else Space.objects.none()
+        for space_id in named.values_list("pk", flat=True):
+            counts.setdefault(space_id, 0)
+        _audit_per_space("export", actor, counts, include_archived=include_archived,
+                         complete=complete, requested=sorted(spaces))
 
 
-def _audit_per_space(action: str, actor, counts: Counter[int], **details: Any) -> None:
-    """One audit event per space touched: how many memories, never which texts."""
+def _audit_per_space(action: str, actor, counts: Counter[int], *, requested: list[str] | None = None,
+                     **details: Any) -> None:
+    """One audit event per space touched: how many memories, never which texts.
+
+    With no space touched, one event without a space, so the attempt is on record too.
+    `requested` (the slugs asked for) goes only into that space-less event: a space's
+    own event must not name other spaces, which its auditors may not see.
+    """
     from governance.audit.services import audit_record
 
-    for space in Space.objects.filter(pk__in=list(counts)).order_by("pk"):
+    touched = list(Space.objects.filter(pk__in=list(counts)).order_by("pk"))
+    for space in touched:
         audit_record(action, actor=actor, space=space, target=space,
                      after={"memories": counts[space.pk], **details})
+    if not touched:
+        audit_record(action, actor=actor, target_type="space", target_id="",
+                     after={"memories": 0, "spaces": requested or [], **details})
 
 
 @dataclass
@@ -47,6 +74,8 @@ class ImportReport:
 
     total: int = 0
     created: int = 0
+    # Valid rows a space's or the user's incognito mode answered for but did not keep.
+    discarded: int = 0
     archived: int = 0
     remapped: dict[int, tuple[str, str]] = field(default_factory=dict)
     errors: dict[int, dict[str, list[str]]] = field(default_factory=dict)
@@ -54,7 +83,7 @@ class ImportReport:
     def as_dict(self) -> dict[str, Any]:
         return {
             "total": self.total, "created": self.created, "failed": len(self.errors),
-            "archived": self.archived,
+            "discarded": self.discarded, "archived": self.archived,
             "remapped": [{"row": r, "from": a, "to": b} for r, (a, b) in sorted(self.remapped.items())],
             "errors": [{"row": r, "errors": e} for r, e in sorted(self.errors.items())],
         }
@@ -104,14 +133,24 @@ def memories_import(*, actor, rows: Iterable[tuple[int, Any]], default_space: st
     for start in range(0, len(pending), size):
         chunk = pending[start:start + size]
         result = services.memory_bulk_create(actor=actor, items=[d for _, d, _ in chunk], atomic=atomic)
-        created = iter(result.created)
+        # result.created holds only stored rows, in row order; rows an incognito mode
+        # answered for but did not keep are in result.discarded. Pair by row index, not
+        # by position, so a discarded row never takes the next row's memory.
+        stored = {row.index for row in result.rows
+                  if not row.errors and row.outcome is WriteOutcome.STORE}
+        # An atomic chunk with a failed row creates (and discards) nothing at all.
+        chunk_failed = atomic and bool(result.failed)
+        created = {} if chunk_failed else dict(zip(sorted(stored), result.created, strict=True))
         for (number, _, archive), row in zip(chunk, result.rows, strict=True):
             if row.errors:
                 report.errors[number] = row.errors
-            if row.errors or not result.created:
+            memory = created.get(row.index)
+            if memory is None:
+                # Failed, refused, or discarded by an incognito mode: nothing was kept.
                 report.remapped.pop(number, None)
+                if not chunk_failed and not row.errors and row.outcome is WriteOutcome.DISCARD:
+                    report.discarded += 1
                 continue
-            memory = next(created)
             report.created += 1
             if number in report.remapped:
                 report.remapped[number] = (report.remapped[number][0], memory.id)

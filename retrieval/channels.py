@@ -128,7 +128,8 @@ def query_lexemes(text: str) -> list[str]:
 
 
 def tsquery_text(lexemes: list[str]) -> str:
-    """An OR tsquery of already-stemmed lexemes, quoted for to_tsquery('simple', …)."""
+    """An OR tsquery of keyed tokens, quoted to be cast as written (`%s::tsquery`; see
+    governance.crypto.search.TokenQuery for why not to_tsquery)."""
     quoted = ["'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'" for lexeme in lexemes]
     return " | ".join(quoted)
 
@@ -188,7 +189,7 @@ def lexical_candidates(scope: Scope, plan: LexicalPlan, limit: int) -> list[str]
         return []
     where, params = scope.where()
     return _ids(
-        f"SELECT m.id FROM memories_memory m, to_tsquery('simple', %s) q "
+        f"SELECT m.id FROM memories_memory m, CAST(%s AS tsquery) q "
         f"WHERE {where} AND m.search_vector @@ q "
         f"ORDER BY ts_rank_cd('{RANK_WEIGHTS}', m.search_vector, q, 32) DESC, m.id LIMIT %s",
         [tsquery_text(plan.tokens_of(plan.chosen)), *params, limit],

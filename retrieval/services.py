@@ -1,4 +1,5 @@
-"""Recall side effects: access counters and the recall event (seed 001, seed 000 §E)."""
+"""Recall side effects: the audit rows of every recall, and for tracked ones the access
+counters and the recall event (seed 001, seed 000 §E)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from governance import access, privacy
+from governance import access, policy, privacy
 from memories.models import MemoryStats, Space
 from retrieval.models import RecallEvent
 from retrieval.pipeline import RecallResult
@@ -17,15 +18,41 @@ ACCESS_CONFIDENCE_FLOOR = 0.8
 
 
 @transaction.atomic
-def recall_record(*, actor, result: RecallResult, active_task: str = "") -> RecallEvent | None:
-    """Count the access of every returned memory and store why each was recalled.
+def recall_record(*, actor, result: RecallResult, active_task: str = "",
+                  track: bool = True) -> RecallEvent | None:
+    """Audit a recall or context pack; when it is tracked, also count and explain it.
 
+    Every recall writes `recall` audit rows, whatever was asked: one per space it read
+    (one without a space when it read none), saying who, which spaces and how many items,
+    under the request's id. A recall is *tracked* when the caller asked for it (`track`,
+    the default) and every memory mode involved allows traces; only then are the access
+    counters raised and a RecallEvent kept with the query, the active task and why each
+    memory came back. An untracked recall's audit rows hold counts only: nothing that
+    contains or reveals the query (no text, no memory ids).
+
+    Sets `result.track` to whether it was tracked and returns the event (None if not).
     Runs after the answer is built. The counters live in MemoryStats, a narrow table,
     so this update never touches the memory rows or their vector index.
     """
-    if not result.track:
-        # A memory mode (capture_only, paused, incognito) forbids leaving traces.
-        return None
+    spaces = list(Space.objects.filter(slug__in=[*result.spaces, *result.silenced]).order_by("pk"))
+    result.track = track and _modes_allow_traces(actor, spaces)
+    event = _record_event(actor, result, active_task) if result.track else None
+    _audit_recall(actor, result, event, [s for s in spaces if s.slug in result.spaces])
+    return event
+
+
+def _modes_allow_traces(actor, spaces: list[Space]) -> bool:
+    """Whether every space the recall looked at and the actor's own mode allow traces.
+
+    Asked again here rather than trusting the answer: a cached answer carries the modes
+    of when it was computed, and a mode may have changed since.
+    """
+    if not policy.policy_for(policy.user_mode(actor)).track:
+        return False
+    return all(policy.policy(actor, space).track for space in spaces)
+
+
+def _record_event(actor, result: RecallResult, active_task: str) -> RecallEvent:
     ids = [item.id for item in result.items]
     if ids:
         MemoryStats.objects.filter(memory_id__in=ids).update(
@@ -50,18 +77,33 @@ def recall_record(*, actor, result: RecallResult, active_task: str = "") -> Reca
         duration_ms=result.timings_ms.get("total", result.timings_ms.get("cache", 0.0)),
     )
     event.redaction_report = redaction_report
-    _audit_recall(actor, result, event)
     return event
 
 
-def _audit_recall(actor, result: RecallResult, event: RecallEvent) -> None:
-    """One audit row per space the answer drew from; the query itself stays in the event."""
+def _audit_recall(actor, result: RecallResult, event: RecallEvent | None, spaces: list[Space]) -> None:
+    """One audit row per space the answer drew from (one without a space if it drew from
+    none: the actor reads no space, or every space asked for is silenced by its mode).
+
+    A tracked recall's rows target its RecallEvent, where the query is kept, and name the
+    memories returned; an untracked one's rows name the recall by the request alone and
+    count what came back.
+    """
     from governance.audit.services import audit_record
 
     by_space: dict[str, list[str]] = {}
     for item in result.items:
         by_space.setdefault(item.row["space_slug"], []).append(item.id)
-    spaces = {s.slug: s for s in Space.objects.filter(slug__in=result.spaces)}
-    for slug in result.spaces:
-        audit_record("recall", actor=actor, space=spaces.get(slug), target=event,
-                     after={"memory_ids": by_space.get(slug, []), "fail_safe": result.fail_safe})
+    target = {"target": event} if event is not None else {"target_type": "recall"}
+    for space in spaces or [None]:
+        returned = by_space.get(space.slug, []) if space is not None else []
+        # Counts of this space only: a row sealed under one space's key must not name
+        # the other spaces the caller read (their auditors may differ).
+        after: dict = {"items": len(returned), "tracked": event is not None,
+                       "fail_safe": result.fail_safe}
+        if event is not None:
+            after["memory_ids"] = returned
+        if space is None and result.silenced:
+            # Read nothing because every space asked for is silenced (capture_only, off):
+            # the row without a space (system key, superusers) says which.
+            after["silenced"] = list(result.silenced)
+        audit_record("recall", actor=actor, space=space, **target, after=after)

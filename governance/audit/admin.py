@@ -12,20 +12,27 @@ from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils.html import format_html
 
+from governance import access
+from governance.audit import selectors
 from governance.audit.models import AuditEvent
 from governance.audit.verify import audit_chain_verify
 from governance.crypto.errors import KeyDestroyed
 
 
 class SpaceFilter(admin.SimpleListFilter):
-    """Spaces by their current slug; events keep the slug they had, in `space_slug`."""
+    """Spaces by their current slug; events keep the slug they had, in `space_slug`.
+
+    Only the spaces whose events the reader may audit are offered."""
 
     title = "space"
     parameter_name = "space_id"
 
     def lookups(self, request, model_admin):
         Space = apps.get_model("memories", "Space")
-        return [(str(pk), slug) for pk, slug in Space.objects.order_by("slug").values_list("pk", "slug")]
+        spaces = Space.objects.order_by("slug")
+        if not access.sees_everything(request.user):
+            spaces = spaces.filter(pk__in=selectors.auditable_space_ids(request.user))
+        return [(str(pk), slug) for pk, slug in spaces.values_list("pk", "slug")]
 
     def queryset(self, request, queryset):
         if self.value():
@@ -56,6 +63,22 @@ class AuditEventAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
+
+    def get_queryset(self, request: HttpRequest):
+        # Through the gateway, like the timelines: events of spaces the reader may audit.
+        return selectors.audit_event_list(actor=request.user)
+
+    def get_fields(self, request: HttpRequest, obj=None):
+        if obj is not None and not selectors.audit_payload_readable(actor=request.user, event=obj):
+            return tuple("payload_hidden" if name == "payload_pretty" else name for name in self.fields)
+        return self.fields
+
+    def get_readonly_fields(self, request: HttpRequest, obj=None):
+        return self.get_fields(request, obj)
+
+    @admin.display(description="payload")
+    def payload_hidden(self, event: AuditEvent) -> str:
+        return "(hidden: the memory is deleted, and only the space's owners read what it said)"
 
     @admin.display(description="hash")
     def short_hash(self, event: AuditEvent) -> str:

@@ -3,7 +3,8 @@
 Both kinds are merged in the database (UNION ALL of (kind, id, time)), so a page is one
 LIMIT/OFFSET query however the two streams interleave; only the page's rows are then
 loaded. Recall events come from retrieval's RecallEvent, which keeps why each memory was
-recalled; the audit log's own `recall` rows are left out here, as they would repeat them.
+recalled; the audit log's own `recall` rows of those recalls are left out here, as they
+would repeat them. An untracked recall has no RecallEvent, so its audit row is shown.
 """
 
 from __future__ import annotations
@@ -14,13 +15,16 @@ from datetime import datetime
 from typing import Any
 
 from django.apps import apps
-from django.db.models import BooleanField, CharField, Exists, F, Func, OuterRef, QuerySet, Subquery, Value
+from django.db.models import BooleanField, CharField, Exists, F, Func, OuterRef, Q, QuerySet, Subquery, Value
 
 from governance import access, roles
+from governance.audit import digests
 from governance.audit.models import AuditAction, AuditEvent
+from governance.crypto import cipher
 from governance.crypto.errors import KeyDestroyed
 
 RECALL = AuditAction.RECALL.value
+RECALL_EVENT = "recallevent"
 
 
 class InArray(Func):
@@ -79,7 +83,7 @@ def memory_timeline(*, actor, memory_id: str, filters: TimelineFilters) -> Timel
     recall = _recall_model().objects.filter(memory_ids__contains=[memory.pk])
 
     def load(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return _load(rows, recalled=lambda ids: {memory.pk} & set(ids))
+        return _load(rows, actor=actor, recalled=lambda ids: {memory.pk} & set(ids))
 
     return Timeline(_merge(audit, recall, filters), load)
 
@@ -114,14 +118,51 @@ def space_timeline(*, actor, slug: str, filters: TimelineFilters) -> Timeline:
         return {pk for pk, e in rows.items() if e.target_type == "memory" and e.target_id not in existing}
 
     def load(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return _load(rows, recalled=lambda ids: set(visible.filter(pk__in=list(ids))
-                                                    .values_list("pk", flat=True)), conceal=conceal)
+        return _load(rows, actor=actor, recalled=lambda ids: set(visible.filter(pk__in=list(ids))
+                                                                 .values_list("pk", flat=True)),
+                     conceal=conceal)
 
     return Timeline(_merge(audit, recall, filters), load)
 
 
+def audit_event_list(*, actor) -> QuerySet[AuditEvent]:
+    """The audit events `actor` may read in the admin, by the timelines' rules.
+
+    Events of spaces it may audit (owners, curators, auditors), less those about memories
+    of such a space that it may not see. Events that belong to no space (tokens, users'
+    modes, the system key) or to a deleted space have nobody left to ask, so only SYSTEM
+    and superusers read those.
+    """
+    if access.sees_everything(actor):
+        return AuditEvent.objects.all()
+    auditable = auditable_space_ids(actor)
+    in_spaces = _memory_model().objects.filter(space_id__in=auditable)
+    hidden_ids = in_spaces.exclude(pk__in=access.restrict(in_spaces, actor).values("pk")).values("pk")
+    return (AuditEvent.objects.filter(space_id__in=auditable)
+            .exclude(target_type="memory", target_id__in=Subquery(hidden_ids)))
+
+
+def auditable_space_ids(actor) -> list[int]:
+    """Ids of the spaces whose audit events `actor` may read."""
+    return sorted(pk for pk, granted in access.rights(actor).items() if granted.allows("audit"))
+
+
+def audit_payload_readable(*, actor, event: AuditEvent) -> bool:
+    """Whether `actor` may read what `event` recorded, as in a space timeline: an event
+    about a memory since deleted shows its payload only to those who see everything in
+    the space (owners), since a deleted memory can no longer say who may see it."""
+    if access.sees_everything(actor) or event.target_type != "memory":
+        return True
+    if _memory_model().objects.filter(pk=event.target_id, space_id=event.space_id).exists():
+        return True
+    granted = access.rights(actor).get(event.space_id)
+    return granted is not None and granted.rank >= roles.RANK[roles.Role.OWNER]
+
+
 def _merge(audit: QuerySet, recall: QuerySet, filters: TimelineFilters) -> QuerySet:
-    audit = audit.exclude(action=RECALL)
+    # A tracked recall's audit rows repeat its RecallEvent, which is shown instead; an
+    # untracked one (a memory mode, or track: false) has no event, so its row stays.
+    audit = audit.exclude(action=RECALL, target_type=RECALL_EVENT)
     if filters.actions:
         audit = audit.filter(action__in=filters.actions)
     audit = _between(audit, "at", filters)
@@ -146,11 +187,13 @@ def _between(queryset: QuerySet, field_name: str, filters: TimelineFilters) -> Q
     return queryset
 
 
-def _load(rows: list[dict[str, Any]], *, recalled: Callable[[Iterable[str]], set[str]],
+def _load(rows: list[dict[str, Any]], *, actor, recalled: Callable[[Iterable[str]], set[str]],
           conceal: Callable[[dict[int, AuditEvent]], set[int]] = lambda _: set()) -> list[dict[str, Any]]:
     """Turn a page of (kind, event_id) rows into timeline items, in the page's order.
 
-    `recalled(ids)` says which of a recall's memory ids belong on this timeline.
+    `recalled(ids)` says which of a recall's memory ids belong on this timeline. Nothing in
+    an item names what `actor` may not see: links to hidden memories in payloads are
+    blanked, and a recall lists only the spaces the actor may read.
     """
     audit_ids = [row["event_id"] for row in rows if row["kind"] == "audit"]
     recall_ids = [row["event_id"] for row in rows if row["kind"] == "recall"]
@@ -158,22 +201,129 @@ def _load(rows: list[dict[str, Any]], *, recalled: Callable[[Iterable[str]], set
     recalls = (_recall_model().objects.select_related("actor").in_bulk(recall_ids)
                if recall_ids else {})
     shown = recalled({mid for event in recalls.values() for mid in event.memory_ids}) if recalls else set()
+    readable_spaces = (set(access.spaces_visible(actor).values_list("slug", flat=True))
+                       if recalls else set())
     concealed = conceal(audits) if audits else set()
+    opened = {pk: _opened(event, concealed=pk in concealed) for pk, event in audits.items()}
+    texts = _memory_texts(audits, opened)
     items = []
     for row in rows:
         if row["kind"] == "audit":
-            items.append(_audit_item(audits[row["event_id"]], concealed=row["event_id"] in concealed))
+            items.append(_audit_item(audits[row["event_id"]], *opened[row["event_id"]], texts=texts))
         else:
-            items.append(_recall_item(recalls[row["event_id"]], shown))
+            items.append(_recall_item(recalls[row["event_id"]], shown, readable_spaces))
+    access.hide_unseen_links_in([[item["before"], item["after"], item["changes"]]
+                                 for item in items if item["kind"] == "audit"], actor)
     return items
 
 
-def _audit_item(event: AuditEvent, *, concealed: bool = False) -> dict[str, Any]:
+def _opened(event: AuditEvent, *, concealed: bool) -> tuple[dict[str, Any], bool]:
+    """The event's payload ({} when concealed) and whether its key was destroyed."""
     try:
-        payload, shredded = ({} if concealed else event.payload_data or {}), False
+        return ({} if concealed else event.payload_data or {}), False
     except KeyDestroyed:
         # The space was forgotten or its key destroyed: that it happened stays, not what.
-        payload, shredded = {}, True
+        return {}, True
+
+
+@dataclass
+class MemoryTexts:
+    """What memories that still exist say, for putting text back into digested payloads.
+
+    `versions`: (memory id, version) -> the MemoryVersion, for the events that made it.
+    `archive_reasons`: memory id -> its current archive reason.
+    """
+
+    versions: dict[tuple[str, int], Any]
+    archive_reasons: dict[str, str]
+
+
+def _made_version(payload: dict[str, Any]) -> int | None:
+    """The version a digested memory event made: N for an edit, restore or merge that went
+    from N-1 to N, 1 for a create; None for events that made none (archive, delete)."""
+    before, after = payload.get("before"), payload.get("after")
+    if not isinstance(after, dict) or not isinstance(after.get("version"), int):
+        return None
+    if "changes" in payload:
+        made_one = isinstance(before, dict) and before.get("version") == after["version"] - 1
+        return after["version"] if made_one else None
+    return after["version"] if after["version"] == 1 else None  # a create
+
+
+def _memory_texts(audits: dict[int, AuditEvent],
+                  opened: dict[int, tuple[dict[str, Any], bool]]) -> MemoryTexts:
+    """Load, in at most two queries, the text digested memory events of a page stand for.
+
+    Memory events record fingerprints, not text (governance.audit.digests). While the
+    memory exists, its versions (deleted with it) still hold the text and the diffs.
+    """
+    wanted: set[tuple[str, int]] = set()
+    archived: set[str] = set()
+    for pk, event in audits.items():
+        payload = opened[pk][0]
+        if event.target_type != "memory" or not payload.get("digests"):
+            continue
+        version = _made_version(payload)
+        if version is not None:
+            wanted.add((event.target_id, version))
+        elif event.action in (AuditAction.ARCHIVE, AuditAction.UNARCHIVE):
+            archived.add(event.target_id)
+    versions: dict[tuple[str, int], Any] = {}
+    if wanted:
+        pairs = Q()
+        for memory_id, version in wanted:
+            pairs |= Q(memory_id=memory_id, version=version)
+        MemoryVersion = apps.get_model("memories", "MemoryVersion")
+        versions = {(v.memory_id, v.version): v
+                    for v in MemoryVersion.objects.filter(pairs).only("memory_id", "version", "snapshot",
+                                                                      "changes", "reason")}
+    reasons = (dict(_memory_model().objects.filter(pk__in=archived).values_list("pk", "archive_reason"))
+               if archived else {})
+    return MemoryTexts(versions=versions, archive_reasons=reasons)
+
+
+def _with_text(event: AuditEvent, payload: dict[str, Any], texts: MemoryTexts | None) -> dict[str, Any]:
+    """A digested memory payload with its text put back where the memory still has it.
+
+    An event that made a version shows that version's diff and reason (a create, its
+    snapshot); an archive or restore shows its reason if it is the memory's current archive
+    reason. Whatever cannot be put back stays a fingerprint {digest, length}; reasons and
+    notes that cannot are left out.
+    """
+    payload = dict(payload)
+    version = _made_version(payload)
+    found = texts.versions.get((event.target_id, version)) if texts and version is not None else None
+    if found is not None and "changes" in payload:
+        payload["changes"], payload["note"] = found.changes, found.reason
+    elif found is not None:
+        payload["after"] = {"version": version, **found.snapshot}
+    current = texts.archive_reasons.get(event.target_id) if texts else None
+    key_id = cipher.key_id_of(event.payload)
+
+    def said(value: Any) -> str | None:
+        if isinstance(value, str):
+            return value
+        if current and digests.matches(value, key_id, current):
+            return current
+        return None
+
+    if "changes" in payload:
+        changes = []
+        for change in payload["changes"] or []:
+            shown = {name: value for name, value in change.items() if name != "reason"}
+            reason = said(change.get("reason"))
+            if reason is not None:
+                shown["reason"] = reason
+            changes.append(shown)
+        payload["changes"] = changes
+    payload["note"] = said(payload.get("note")) or ""
+    return payload
+
+
+def _audit_item(event: AuditEvent, payload: dict[str, Any], shredded: bool, *,
+                texts: MemoryTexts | None = None) -> dict[str, Any]:
+    if event.target_type == "memory" and payload.get("digests"):
+        payload = _with_text(event, payload, texts)
     before, after = payload.get("before"), payload.get("after")
     changes = payload.get("changes")
     if changes is None:
@@ -197,7 +347,7 @@ def _audit_item(event: AuditEvent, *, concealed: bool = False) -> dict[str, Any]
     }
 
 
-def _recall_item(event, shown: set[str]) -> dict[str, Any]:
+def _recall_item(event, shown: set[str], readable_spaces: set[str]) -> dict[str, Any]:
     by_id = {item.get("id"): item for item in event.items}
     items = []
     for rank, memory_id in enumerate(event.memory_ids, start=1):
@@ -230,7 +380,7 @@ def _recall_item(event, shown: set[str]) -> dict[str, Any]:
             "query": event.query_text,
             "active_task": event.active_task,
             "profile": event.profile,
-            "spaces": list(event.spaces),
+            "spaces": [slug for slug in event.spaces if slug in readable_spaces],
             "fail_safe": event.fail_safe,
             "items": items,
         },

@@ -17,10 +17,11 @@ from django.db.models import Model
 from django.utils import timezone
 
 from governance import access
+from governance.audit import digests
 from governance.audit.chain import GENESIS_HASH, HASHED_FIELDS
 from governance.audit.models import PAYLOAD_CONTEXT, AuditAction, AuditEvent
 from governance.audit.request_id import current_request_id
-from governance.crypto import cipher
+from governance.crypto import cipher, datakeys
 
 # pg_advisory_xact_lock key that serialises appends: the bytes of "samaudit" as a bigint.
 CHAIN_LOCK_KEY = int.from_bytes(b"samaudit", "big")
@@ -39,6 +40,7 @@ def audit_record(
     changes: list[dict[str, Any]] | None = None,
     note: str = "",
     request_id: str | None = None,
+    digest_text: bool = False,
 ) -> AuditEvent:
     """Append one event to the audit chain and return it.
 
@@ -52,26 +54,34 @@ def audit_record(
     - `before`, `after`, `changes`, `note`: the payload, JSON-serialisable (datetimes,
       decimals and UUIDs become strings), stored sealed under the space's data key.
     - `request_id`: defaults to the id of the request being served (RequestIdMiddleware).
+    - `digest_text`: record what happened without the text. Labels of the target type
+      (a memory's version, kind, reliability...) stay as they are; every other value of
+      `before`, `after` and `changes`, each change's reason and the note become keyed
+      fingerprints (governance.audit.digests). Memory writes use this, so what retention
+      or a hard delete removed does not live on in the log.
 
     Runs in the caller's transaction (starting one if there is none), so a rolled-back
     write leaves no audit row.
     """
     spaces = _space_columns(space if space is not None else _space_of(target))
     payload = _payload(before=before, after=after, changes=changes, note=note)
+    targets = _target_columns(target, target_type, target_id)
     event = AuditEvent(
         action=AuditAction(action).value,
         **_actor_columns(actor),
-        **_target_columns(target, target_type, target_id),
+        **targets,
         **spaces,
         request_id=request_id if request_id is not None else (current_request_id() or ""),
-        # Sealed before the chain lock: encryption needs no lock and may load the data key.
-        payload=cipher.seal_json(spaces["space_id"], payload, context=PAYLOAD_CONTEXT),
     )
-    # Shape checks only; no query (full_clean would run one per check constraint).
-    event.clean_fields(exclude=["at", "prev_hash", "hash"])
     # savepoint=False: inside a caller's transaction this costs no extra round trips; a
     # failure here fails the caller's write, which is what an audited write should do.
     with transaction.atomic(savepoint=False):
+        # Sealed inside the transaction, where the space's key is checked and held against
+        # a concurrent forget (governance.crypto.datakeys), but before the chain lock.
+        event.payload = _seal(payload, space_id=spaces["space_id"], digest_text=digest_text,
+                              target_type=targets["target_type"])
+        # Shape checks only; no query (full_clean would run one per check constraint).
+        event.clean_fields(exclude=["at", "prev_hash", "hash"])
         with connection.cursor() as cursor:
             # Held until the transaction ends, so no other append can read the same head.
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [CHAIN_LOCK_KEY])
@@ -135,6 +145,17 @@ def _space_columns(space) -> dict[str, Any]:
     if space is None:
         return {"space_id": None, "space_slug": ""}
     return {"space_id": space.pk, "space_slug": space.slug}
+
+
+def _seal(payload: dict[str, Any], *, space_id: int | None, digest_text: bool, target_type: str) -> bytes:
+    """The sealed payload. Digests and seal share one data key, so the digests can be
+    checked exactly as long as the payload can be opened."""
+    key_id = datakeys.active_key_id(space_id)
+    if digest_text:
+        payload = digests.digest_payload(payload, data_key_id=key_id, target_type=target_type)
+    # The encoding of cipher.seal_json, with the key chosen above.
+    encoded = json.dumps(payload, separators=(",", ":"), sort_keys=True, default=str).encode()
+    return cipher.seal_bytes(space_id, encoded, context=PAYLOAD_CONTEXT, data_key_id=key_id)
 
 
 def _payload(*, before: Any, after: Any, changes: Any, note: str) -> dict[str, Any]:

@@ -1,7 +1,11 @@
 """Data keys: create, unwrap and cache them; derive the search-index key of each.
 
-Unwrapped keys are cached per process. The active key of a space is cached for a short
-time only, so every process starts sealing with a new key soon after a rotation.
+Unwrapped keys are cached per process. Which key is a space's active one is not: forget
+and space delete destroy keys from any process, and a value sealed with a destroyed key
+can never be read. So a transaction that seals for a space looks its key up once, under a
+lock on the space row that forget and delete must wait for (see `active_key_id`). The
+system key is never destroyed, only retired, so its id is cached for a short time, and
+every process starts sealing with a new one soon after a rotation.
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-from django.db import IntegrityError, transaction
+from django.apps import apps
+from django.db import IntegrityError, connection, transaction
 
 from governance.crypto import keyring
 from governance.crypto.errors import KeyDestroyed, KeyMissing
@@ -26,6 +31,8 @@ _lock = threading.Lock()
 _unwrapped: dict[int, bytes] = {}
 _active: dict[int | None, tuple[float, int]] = {}
 _live: dict[int | None, tuple[float, tuple[int, ...]]] = {}
+# Per thread (so per connection): space id -> (marker of the transaction, key id it holds).
+_held = threading.local()
 
 
 def _wrap_aad(space_id: int | None) -> bytes:
@@ -83,28 +90,86 @@ def create(space_id: int | None) -> int:
                                  wrapped=wrap(raw, space_id, master))
     with _lock:
         _unwrapped[row.pk] = raw
+    from governance.access import SYSTEM
+    from governance.audit.services import audit_record
+
+    # Keys are made by SAM itself (on a space's first sealed write, or a rotation).
+    audit_record("key_create", actor=SYSTEM, target=row, after={"master_key_id": master.key_id})
     return row.pk
 
 
 def active_key_id(space_id: int | None) -> int:
-    """The id of the space's active data key, creating it on first use."""
-    cached = _active.get(space_id)
-    now = time.monotonic()
-    if cached and cached[0] > now:
-        return cached[1]
+    """The id of the space's active data key, creating it on first use.
+
+    Inside a transaction, the first call for a space locks the space row FOR KEY SHARE,
+    then reads its active key (two indexed queries); later calls in the same transaction
+    reuse that answer. Forget and space delete lock the row FOR UPDATE before destroying
+    keys (governance.retention), so the key stays alive until this transaction ends, and
+    a transaction that had to wait for a forget reads the state after it: the new key, or
+    KeyDestroyed when the space itself is gone. FOR KEY SHARE conflicts only with FOR
+    UPDATE and deletes, so writers in one space never wait for each other here.
+
+    Outside a transaction nothing can be held, so each call reads the key afresh. The
+    system key (space None) is cached for ACTIVE_TTL_SECONDS: it is retired, never destroyed.
+    """
+    if space_id is None:
+        cached = _active.get(None)
+        now = time.monotonic()
+        if cached and cached[0] > now:
+            return cached[1]
+        found = _find_or_create(None)
+        with _lock:
+            _active[None] = (now + ACTIVE_TTL_SECONDS, found)
+        return found
+    if connection.in_atomic_block:
+        return _held_key_id(space_id)
+    return _find_or_create(space_id)
+
+
+def _find_or_create(space_id: int | None) -> int:
     from governance.models import DataKey, DataKeyState
 
     found = DataKey.objects.filter(space_id=space_id, state=DataKeyState.ACTIVE).values_list(
         "pk", flat=True).first()
-    if found is None:
-        try:
-            with transaction.atomic():
-                found = create(space_id)
-        except IntegrityError:
-            # Another writer created it first; use theirs.
-            found = DataKey.objects.get(space_id=space_id, state=DataKeyState.ACTIVE).pk
-    with _lock:
-        _active[space_id] = (now + ACTIVE_TTL_SECONDS, found)
+    return found if found is not None else _create_active(space_id)
+
+
+def _create_active(space_id: int | None) -> int:
+    from governance.models import DataKey, DataKeyState
+
+    try:
+        with transaction.atomic():
+            return create(space_id)
+    except IntegrityError:
+        # Another writer created it first; use theirs.
+        return DataKey.objects.get(space_id=space_id, state=DataKeyState.ACTIVE).pk
+
+
+class _TransactionMarker:
+    """A no-op on-commit callback. Django drops it when the transaction (or the savepoint
+    it was registered in) ends, exactly when the row locks taken with it are released."""
+
+    def __call__(self) -> None:
+        pass
+
+
+def _held_key_id(space_id: int) -> int:
+    held: dict[int, tuple[_TransactionMarker, int]] = _held.__dict__.setdefault("keys", {})
+    entry = held.get(space_id)
+    if entry is not None and any(func is entry[0] for _, func, _ in connection.run_on_commit):
+        return entry[1]
+    space_table = apps.get_model("memories", "Space")._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT 1 FROM {space_table} WHERE id = %s FOR KEY SHARE", [space_id])
+        if cursor.fetchone() is None:
+            raise KeyDestroyed(f"Space {space_id} no longer exists (deleted); nothing can be sealed for it.")
+    # A separate statement, so under READ COMMITTED it sees what a forget we waited for
+    # committed. (In the locking statement itself, only the locked row is re-read after
+    # the wait; a joined key row would still be the one from before the forget.)
+    found = _find_or_create(space_id)
+    marker = _TransactionMarker()
+    transaction.on_commit(marker)
+    held[space_id] = (marker, found)
     return found
 
 
@@ -126,15 +191,18 @@ def live_key_ids(space_id: int | None) -> tuple[int, ...]:
 
 def forget_cached(space_id: int | None = None) -> None:
     """Drop cached keys (after a rotation or destruction in this process)."""
+    held: dict = _held.__dict__.setdefault("keys", {})
     with _lock:
         if space_id is None:
             _unwrapped.clear()
             _index_keys.clear()
             _active.clear()
             _live.clear()
+            held.clear()
         else:
             _active.pop(space_id, None)
             _live.pop(space_id, None)
+            held.pop(space_id, None)
 
 
 def index_key(data_key_id: int) -> bytes:
@@ -159,8 +227,17 @@ def token(data_key_id: int, word: str) -> str:
     return hmac.new(cached_index_key(data_key_id), word.encode(), hashlib.sha256).hexdigest()[:24]
 
 
+def digest_under(data_key_id: int, text: str, *, purpose: bytes = b"digest") -> str:
+    """A keyed hash of `text` under one data key's index key, in the domain `purpose`.
+
+    Equal texts hash equal under the same key and purpose; nobody without the key can
+    test a guess against the hash, and once the key is destroyed nobody can at all.
+    """
+    return hmac.new(cached_index_key(data_key_id), purpose + b"|" + text.encode(),
+                    hashlib.sha256).hexdigest()
+
+
 def keyed_digest(space_id: int | None, text: str) -> str:
     """A keyed hash of `text` for equality checks (content hashes) that a dump cannot test guesses against."""
-    key_id = active_key_id(space_id)
-    return hmac.new(cached_index_key(key_id), b"digest|" + text.encode(), hashlib.sha256).hexdigest()
+    return digest_under(active_key_id(space_id), text)
 

@@ -17,11 +17,28 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from django.contrib.postgres.search import SearchQuery
 from django.db import connection
 
 from governance.crypto import datakeys
 
 SEARCH_CONFIG = "english"
+
+
+class TokenQuery(SearchQuery):
+    """A tsquery of quoted keyed tokens, cast as written (`'…' | '…'`::tsquery).
+
+    Not to_tsquery(): its parser reads a hex token that starts like a number in
+    scientific notation ('80e2947a…') as a number and splits it in two, so about one
+    token in sixteen could never match.
+    """
+
+    template = "(%(expressions)s)::tsquery"
+
+    def __init__(self, value: str) -> None:
+        super().__init__(value, search_type="raw")
+
+
 # Weighted fields of a memory: title and phrases A, tags and summary B, content C.
 FIELD_WEIGHTS = (("title", "A"), ("phrases", "A"), ("tags", "B"), ("summary", "B"), ("content", "C"))
 
@@ -136,6 +153,7 @@ def websearch_tsquery(space_ids: Iterable[int], text: str) -> str | None:
     def tokens_of(match: re.Match) -> str:
         word = match.group(1).replace("''", "'")
         tokens = sorted(query_tokens(spaces, [word]))
-        return "(" + " | ".join(_quote(t) for t in tokens) + ")" if tokens else "''"
+        # A word no live key has a token for matches nothing ('-' is never a token).
+        return "(" + " | ".join(_quote(t) for t in tokens) + ")" if tokens else "'-'"
 
     return _LEXEME.sub(tokens_of, parsed)

@@ -95,24 +95,28 @@ _WORD_CHAR = re.compile(r"[A-Za-z0-9_]")
 
 
 @cache
-def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
-    patterns: list[tuple[str, re.Pattern[str]]] = []
+def _patterns() -> tuple[tuple[str, re.Pattern[str], bool], ...]:
+    """(rule, pattern, must start a token) for every format."""
+    patterns: list[tuple[str, re.Pattern[str], bool]] = []
     for rule, plugin in _DETECT_SECRETS_PLUGINS.items():
-        patterns.extend((rule, regex) for regex in plugin.denylist)
-    patterns.extend((rule, re.compile(source, re.DOTALL)) for rule, source in _OWN_FORMATS)
+        patterns.extend((rule, regex, True) for regex in plugin.denylist)
+    # SAM's own formats are a fixed prefix plus a long random tail, too specific to occur by
+    # chance inside a word: a token pasted straight after other text ("…?b=cghp_…",
+    # "example.comghp_…") is still that token, and is redacted from its prefix on.
+    patterns.extend((rule, re.compile(source, re.DOTALL), False) for rule, source in _OWN_FORMATS)
     return tuple(patterns)
 
 
 def find(scan: Scan) -> Iterator[Candidate]:
     text = scan.text
-    for rule, pattern in _patterns():
+    for rule, pattern, starts_token in _patterns():
         for match in pattern.finditer(text):
             # detect-secrets patterns with a group put the secret in group 1 and context around it.
             start, end = match.span(1) if pattern.groups and match.group(1) else match.span()
             if rule != "private_key":
                 start, end = _whole_token(text, start, end)
-            # A format must start a token: "comghp_…" is not a GitHub token that starts at "ghp_".
-            if start == end or (start > 0 and _WORD_CHAR.match(text, start - 1)):
+            # detect-secrets' looser formats must start a token to count.
+            if start == end or (starts_token and start > 0 and _WORD_CHAR.match(text, start - 1)):
                 continue
             yield Candidate("secret", start, end, rule, PRIORITY)
 

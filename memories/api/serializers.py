@@ -248,13 +248,48 @@ class MemoryListQuerySerializer(serializers.Serializer):
     updated_before = serializers.DateTimeField(required=False)
 
 
+class MemoryVersionListSerializer(serializers.ListSerializer):
+    """Hides unseen links in a whole page of versions with one query."""
+
+    def to_representation(self, data):
+        versions = list(data.all() if hasattr(data, "all") else data)
+        _hide_unseen_links_in_versions(versions, self.context)
+        return super().to_representation(versions)
+
+
+def _hide_unseen_links_in_versions(versions: list, context: dict) -> None:
+    """Blank snapshot and diff links to memories the reader may not see, like the detail
+    view blanks a memory's own superseded_by. The reader is context["request"].user;
+    without a request nobody is known to see anything, so every link is blanked."""
+    from governance import access
+
+    pending = [v for v in versions if not getattr(v, "_links_hidden", False)]
+    if not pending:
+        return
+    request = context.get("request")
+    actor = getattr(request, "user", None)
+    access.hide_unseen_links_in([[v.snapshot, v.changes] for v in pending], actor)
+    for version in pending:
+        version._links_hidden = True
+
+
 class MemoryVersionOutputSerializer(serializers.Serializer):
+    """One version. Pass context={"request": request}: links in its snapshot and diff to
+    memories the reader may not see are blanked."""
+
+    class Meta:
+        list_serializer_class = MemoryVersionListSerializer
+
     version = serializers.IntegerField()
     created_at = serializers.DateTimeField()
     actor = serializers.CharField(source="actor.get_username", allow_null=True, default=None)
     reason = serializers.CharField()
     changes = serializers.ListField(child=serializers.DictField())
     snapshot = serializers.DictField()
+
+    def to_representation(self, instance):
+        _hide_unseen_links_in_versions([instance], self.context)
+        return super().to_representation(instance)
 
 
 class MemoryVersionRestoreInputSerializer(serializers.Serializer):
@@ -290,3 +325,35 @@ class MemoryBulkOutputSerializer(serializers.Serializer):
     failed = serializers.IntegerField()
     atomic = serializers.BooleanField()
     results = MemoryBulkRowSerializer(many=True)
+
+
+# --- curation -------------------------------------------------------------------------
+
+class MemoryMergeInputSerializer(serializers.Serializer):
+    sources = serializers.ListField(child=serializers.CharField(max_length=64), min_length=1, max_length=50,
+                                    help_text="Memories to merge into this one (same space).")
+    version = serializers.IntegerField(min_value=1, help_text="The version of this memory you merge into.")
+    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+    title = serializers.CharField(required=False)
+    content = serializers.CharField(required=False)
+    summary = serializers.CharField(required=False, allow_blank=True)
+
+
+class MemoryMergeOutputSerializer(MemoryWriteOutputSerializer):
+    merged = serializers.ListField(child=serializers.CharField(),
+                                   help_text="The sources, now superseded by this memory and archived.")
+    dropped = serializers.DictField(
+        child=serializers.ListField(child=serializers.JSONField()),
+        help_text="Phrases, tags and training examples over the entry's limits (kept in the sources).")
+
+
+class MemoryConflictResolveInputSerializer(serializers.Serializer):
+    other = serializers.CharField(max_length=64,
+                                  help_text="The other memory of the conflict (recall's conflict.with).")
+    keep = serializers.ChoiceField(choices=["this", "other"])
+    reason = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+
+
+class MemoryConflictResolveOutputSerializer(serializers.Serializer):
+    kept = MemoryOutputSerializer()
+    superseded = MemoryOutputSerializer()

@@ -18,7 +18,7 @@ from rest_framework.response import Response
 
 from governance import retention
 from governance.modes import WriteOutcome
-from memories import selectors, services
+from memories import curation, selectors, services
 from memories.api import serializers as s
 from memories.schema import MEMORY_ENTRY_SCHEMA
 from samsite.api.errors import NotFound
@@ -194,7 +194,8 @@ class MemoryViewSet(viewsets.ViewSet):
     @action(detail=True, methods=["get"], url_path="versions")
     def versions(self, request: Request, pk: str) -> Response:
         versions = selectors.memory_version_list(actor=request.user, memory_id=pk)
-        return Response(s.MemoryVersionOutputSerializer(versions, many=True).data)
+        return Response(s.MemoryVersionOutputSerializer(versions, many=True,
+                                                        context={"request": request}).data)
 
     @extend_schema(
         parameters=[OpenApiParameter("version", int, OpenApiParameter.PATH)],
@@ -203,7 +204,7 @@ class MemoryViewSet(viewsets.ViewSet):
     @action(detail=True, methods=["get"], url_path=r"versions/(?P<version>[0-9]+)")
     def version_detail(self, request: Request, pk: str, version: str) -> Response:
         found = selectors.memory_version_get(actor=request.user, memory_id=pk, version=int(version))
-        return Response(s.MemoryVersionOutputSerializer(found).data)
+        return Response(s.MemoryVersionOutputSerializer(found, context={"request": request}).data)
 
     @extend_schema(
         parameters=[OpenApiParameter("version", int, OpenApiParameter.PATH)],
@@ -221,6 +222,43 @@ class MemoryViewSet(viewsets.ViewSet):
             expected_version=data.validated_data.get("version"),
         )
         return _write_answer(memory, changelog=changelog)
+
+    @extend_schema(
+        request=s.MemoryMergeInputSerializer,
+        responses={200: s.MemoryMergeOutputSerializer, 409: OpenApiResponse(description="Stale version"),
+                   **ERRORS},
+        summary="Merge other memories into this one (curators)",
+        description="The sources are marked superseded by this memory and archived; this memory gains "
+                    "the union of their phrases, tags and training examples, and any title, content or "
+                    "summary you send, as a new version.",
+    )
+    @action(detail=True, methods=["post"])
+    def merge(self, request: Request, pk: str) -> Response:
+        data = s.MemoryMergeInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        body = data.validated_data
+        changes = {name: body[name] for name in curation.MERGE_TEXT_FIELDS if name in body}
+        result = curation.memory_merge(actor=request.user, target_id=pk, source_ids=body["sources"],
+                                       expected_version=body["version"], changes=changes,
+                                       reason=body["reason"])
+        answer = _write_answer(result.memory, changelog=result.changelog)
+        answer.data.update({"merged": result.merged, "dropped": result.dropped})
+        return answer
+
+    @extend_schema(
+        request=s.MemoryConflictResolveInputSerializer,
+        responses={200: s.MemoryConflictResolveOutputSerializer, **ERRORS},
+        summary="Resolve a conflict recall flagged: keep one memory, supersede and archive the other",
+    )
+    @action(detail=True, methods=["post"], url_path="resolve-conflict")
+    def resolve_conflict(self, request: Request, pk: str) -> Response:
+        data = s.MemoryConflictResolveInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        body = data.validated_data
+        result = curation.memory_conflict_resolve(actor=request.user, memory_id=pk, other_id=body["other"],
+                                                  keep=body["keep"], reason=body["reason"])
+        return Response({"kept": s.MemoryOutputSerializer(result.kept).data,
+                         "superseded": s.MemoryOutputSerializer(result.superseded).data})
 
     @extend_schema(
         request=s.MemoryBulkInputSerializer,

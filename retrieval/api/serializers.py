@@ -69,7 +69,8 @@ class RecallInputSerializer(serializers.Serializer):
     as_of = serializers.DateTimeField(required=False, allow_null=True,
                                       help_text="Score recency as of this time (reproducible runs).")
     track = serializers.BooleanField(required=False, default=True,
-                                     help_text="Record the recall and count the access (default).")
+                                     help_text="Keep the recall event (query and reasons) and count "
+                                               "the access (default). Every recall is audited either way.")
 
     def validate_weights(self, value):
         unknown = sorted(set(value) - set(SIGNALS))
@@ -137,7 +138,9 @@ class RecallDataSerializer(serializers.Serializer):
     candidates = serializers.IntegerField()
     trimmed = serializers.IntegerField()
     cached = serializers.BooleanField()
-    tracked = serializers.BooleanField(help_text="False when a memory mode kept this recall off the record")
+    tracked = serializers.BooleanField(
+        help_text="Whether the recall event was kept and the access counted: false when the request "
+                  "said track: false or a memory mode forbids traces (the audit row is written anyway)")
     silenced_spaces = serializers.ListField(
         child=serializers.CharField(),
         help_text="Requested spaces whose mode (capture_only, off) skips recall",

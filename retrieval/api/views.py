@@ -100,10 +100,10 @@ class RecallView(APIView):
         data = s.RecallInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         result = pipeline.recall(actor=request.user, request=recall_request(data.validated_data))
-        event = None
-        if data.validated_data["track"]:
-            event = services.recall_record(actor=request.user, result=result,
-                                           active_task=data.validated_data.get("active_task", ""))
+        # Always audited; `track` (and the memory modes) decide only counters and the event.
+        event = services.recall_record(actor=request.user, result=result,
+                                       active_task=data.validated_data.get("active_task", ""),
+                                       track=data.validated_data["track"])
         return Response(envelope(result, redaction_report=getattr(event, "redaction_report", [])))
 
 
@@ -124,7 +124,7 @@ class ContextPackView(APIView):
         result = pipeline.recall(actor=request.user, request=recall_request(values, query_type=query_type))
         pack = packs.build_pack(result, pack_type=values["pack_type"], token_budget=values["token_budget"],
                                 as_of=values.get("as_of"))
-        if values["track"]:
-            services.recall_record(actor=request.user, result=result,
-                                   active_task=values.get("active_task", ""))
+        # Always audited; `track` (and the memory modes) decide only counters and the event.
+        services.recall_record(actor=request.user, result=result,
+                               active_task=values.get("active_task", ""), track=values["track"])
         return Response({"json": pack.json, "markdown": pack.markdown})

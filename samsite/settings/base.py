@@ -42,6 +42,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # First after security, so every response (errors included) carries its request id.
     "governance.audit.middleware.RequestIdMiddleware",
+    # Memoises the access gateway's rights per request (governance/middleware.py).
+    "governance.middleware.RightsMemoMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -196,6 +198,9 @@ if _q_broker == "redis":
 else:
     Q_CLUSTER["orm"] = "default"
     Q_CLUSTER["poll"] = env_float("SAM_Q_POLL_SECONDS", 0.5)
+# BLAS threads per worker process (0: the machine's cores shared out among the workers;
+# see memories/worker_threads.py).
+SAM_WORKER_BLAS_THREADS = env_int("SAM_WORKER_BLAS_THREADS", 0)
 
 # --- SAM ------------------------------------------------------------------------------
 SAM_EMBEDDING = {

@@ -50,6 +50,7 @@ def test_forget_removes_everything_derived_and_returns_a_receipt(api, dana, spac
     assert receipt["space"] == "dana"
     assert receipt["deleted"]["memories"] == 2
     assert receipt["deleted"]["versions"] == 2
+    assert receipt["deleted"]["memory_stats"] == 2
     assert receipt["deleted"]["recall_events"] == 1
     assert receipt["deleted"]["data_keys_destroyed"] == len(key_ids) == 1
     assert len(receipt["digest"]) == 64
@@ -119,7 +120,8 @@ def test_retention_deletes_what_is_older_than_the_window(space):
 
     purged = retention_enforce()
 
-    assert purged == {"webshop": 1}
+    assert list(purged) == ["webshop"]
+    assert purged["webshop"]["memories"] == 1
     assert list(Memory.objects.values_list("pk", flat=True)) == [fresh.pk]
     event = AuditEvent.objects.filter(action="retention_purge").get()
     assert event.payload_data["after"]["deleted"]["memories"] == 1

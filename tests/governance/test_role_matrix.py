@@ -8,7 +8,9 @@ Rules (governance.roles, governance.access):
   credentials get 401.
 - Restricted tags and restricted memories hide memories from roles ranked below their
   minimum role, unless the memory was granted to the user one by one.
-- A token narrows its user's rights: to named spaces and to a role.
+- A token narrows its user's rights: to named spaces and to a role. A token scoped to
+  spaces that were all deleted works in none (not in all of its user's spaces), and a
+  scoped or role-capped token may not create spaces.
 
 Each persona gets one world (tests/governance/conftest.py) and asks every endpoint in turn;
 each request runs in a savepoint that is rolled back, so a delete does not spoil the next
@@ -26,16 +28,19 @@ import pytest
 from django.db import transaction
 from rest_framework.test import APIClient
 
+from governance import retention
 from governance.access import SYSTEM
 from governance.models import RestrictedTag, SpaceMembership, UserMemorySettings
+from governance.roles import Role
 from memories import services as memory_services
 from memories.models import Memory, Space
+from tests.factories import SpaceFactory
 from tests.governance.conftest import VISIBLE, World, client_for
 
-# The seven personas, then two tokens of the owner: one capped at viewer, one scoped to
-# the owner's other space.
+# The seven personas, then three tokens of the owner: one capped at viewer, one scoped to
+# the owner's other space, and one scoped to a space of the owner that was then deleted.
 COLUMNS = ("owner", "curator", "contributor", "auditor", "viewer", "stranger", "anonymous",
-           "owner@viewer-token", "owner@other-space-token")
+           "owner@viewer-token", "owner@other-space-token", "owner@deleted-space-token")
 # Personas that must be answered exactly like a column: a curator through a group, and a
 # superuser who holds no role anywhere.
 ANSWERED_AS = {"curator@group": "curator", "superuser": "owner"}
@@ -44,6 +49,7 @@ VISIBLE_TO = {
     **VISIBLE,
     "owner@viewer-token": {"open", "contributors", "elsewhere"},
     "owner@other-space-token": {"elsewhere"},
+    "owner@deleted-space-token": set(),
 }
 SPACES_TO = {
     "owner": {"gov-space", "gov-other"},
@@ -54,6 +60,7 @@ SPACES_TO = {
     "stranger": set(),
     "owner@viewer-token": {"gov-space", "gov-other"},
     "owner@other-space-token": {"gov-other"},
+    "owner@deleted-space-token": set(),
 }
 MEMBERS = {f"user:gov-{name}" for name in
            ("owner", "curator", "contributor", "auditor", "viewer", "member")} | {"group:gov-curators"}
@@ -71,6 +78,12 @@ def persona_client(world: World, persona: str) -> tuple[APIClient, Any]:
         return client_for(world.users["owner"], role="viewer"), world.users["owner"]
     if persona == "owner@other-space-token":
         return client_for(world.users["owner"], spaces=[world.other]), world.users["owner"]
+    if persona == "owner@deleted-space-token":
+        # The token's only space goes: its scope is now empty, which must mean no space.
+        gone = SpaceFactory(slug="gov-gone", members={world.users["owner"]: Role.OWNER})
+        client = client_for(world.users["owner"], spaces=[gone])
+        retention.space_delete(actor=SYSTEM, slug=gone.slug)
+        return client, world.users["owner"]
     return client_for(world.users[persona]), world.users[persona]
 
 
@@ -95,6 +108,10 @@ def space_state(world: World, user) -> Any:
 
 def space_exists(world: World, user) -> bool:
     return Space.objects.filter(pk=world.space.pk).exists()
+
+
+def made_space_exists(world: World, user) -> bool:
+    return Space.objects.filter(slug="gov-made").exists()
 
 
 def memberships(world: World, user) -> set:
@@ -142,19 +159,22 @@ def new_memory(world: World) -> dict:
             "content": "A note the role matrix tries to add to the space."}
 
 
-#                       own  cur  con  aud  vie  str  ano  o@v  o@x
-READ = (                200, 200, 200, 200, 200, 404, 401, 200, 404)
-EVERYONE = (            200, 200, 200, 200, 200, 200, 401, 200, 200)
-MANAGE = (              200, 403, 403, 403, 403, 404, 401, 403, 404)
-MANAGE_204 = (          204, 403, 403, 403, 403, 404, 401, 403, 404)
-CURATE = (              200, 200, 403, 403, 403, 404, 401, 403, 404)
-CURATE_204 = (          204, 204, 403, 403, 403, 404, 401, 403, 404)
-AUDIT = (               200, 200, 403, 200, 403, 404, 401, 403, 404)
-SEEN_BY_CURATORS = (    200, 200, 404, 404, 404, 404, 401, 404, 404)
+#                       own  cur  con  aud  vie  str  ano  o@v  o@x  o@-
+READ = (                200, 200, 200, 200, 200, 404, 401, 200, 404, 404)
+EVERYONE = (            200, 200, 200, 200, 200, 200, 401, 200, 200, 200)
+MANAGE = (              200, 403, 403, 403, 403, 404, 401, 403, 404, 404)
+MANAGE_204 = (          204, 403, 403, 403, 403, 404, 401, 403, 404, 404)
+CURATE = (              200, 200, 403, 403, 403, 404, 401, 403, 404, 404)
+CURATE_204 = (          204, 204, 403, 403, 403, 404, 401, 403, 404, 404)
+AUDIT = (               200, 200, 403, 200, 403, 404, 401, 403, 404, 404)
+SEEN_BY_CURATORS = (    200, 200, 404, 404, 404, 404, 401, 404, 404, 404)
 
 CASES: tuple[Case, ...] = (
     # spaces
     Case("spaces.list", "GET", "/spaces/", EVERYONE),
+    Case("spaces.create", "POST", "/spaces/",
+         (201, 201, 201, 201, 201, 201, 401, 403, 403, 403),
+         body={"slug": "gov-made", "name": "Made by the role matrix"}, probe=made_space_exists),
     Case("spaces.retrieve", "GET", "/spaces/{slug}/", READ),
     Case("spaces.partial_update", "PATCH", "/spaces/{slug}/", MANAGE,
          body={"description": "Edited by the role matrix"}, probe=space_state),
@@ -178,26 +198,26 @@ CASES: tuple[Case, ...] = (
     Case("memories.retrieve_archived", "GET", "/memories/{archived}/", READ),
     Case("memories.retrieve_tag_restricted", "GET", "/memories/{hr}/", SEEN_BY_CURATORS),
     Case("memories.retrieve_contributor_restricted", "GET", "/memories/{contrib_only}/",
-         (200, 200, 200, 404, 404, 404, 401, 404, 404)),
+         (200, 200, 200, 404, 404, 404, 401, 404, 404, 404)),
     Case("memories.retrieve_owner_restricted", "GET", "/memories/{owner_only}/",
-         (200, 404, 404, 404, 404, 404, 401, 404, 404)),
+         (200, 404, 404, 404, 404, 404, 401, 404, 404, 404)),
     Case("memories.retrieve_granted", "GET", "/memories/{granted}/",
-         (200, 404, 404, 404, 200, 404, 401, 404, 404)),
+         (200, 404, 404, 404, 200, 404, 401, 404, 404, 404)),
     Case("memories.retrieve_in_other_space", "GET", "/memories/{elsewhere}/",
-         (200, 404, 404, 404, 404, 404, 401, 200, 200)),
+         (200, 404, 404, 404, 404, 404, 401, 200, 200, 404)),
     Case("memories.versions", "GET", "/memories/{open}/versions/", READ),
     Case("memories.version_detail", "GET", "/memories/{open}/versions/1/", READ),
     Case("memories.version_detail_owner_restricted", "GET", "/memories/{owner_only}/versions/1/",
-         (200, 404, 404, 404, 404, 404, 401, 404, 404)),
+         (200, 404, 404, 404, 404, 404, 401, 404, 404, 404)),
     # memories: writes
     Case("memories.create", "POST", "/memories/",
-         (201, 201, 201, 403, 403, 404, 401, 403, 404),
+         (201, 201, 201, 403, 403, 404, 401, 403, 404, 404),
          body=new_memory, probe=space_memory_count),
     Case("memories.partial_update_others", "PATCH", "/memories/{open}/", CURATE,
          body=version_of("open", title="Edited by the role matrix"),
          probe=memory_field("open", "version")),
     Case("memories.partial_update_contributors_own", "PATCH", "/memories/{contributors}/",
-         (200, 200, 200, 403, 403, 404, 401, 403, 404),
+         (200, 200, 200, 403, 403, 404, 401, 403, 404, 404),
          body=version_of("contributors", title="Edited by the role matrix"),
          probe=memory_field("contributors", "version")),
     Case("memories.partial_update_tag_restricted", "PATCH", "/memories/{hr}/", SEEN_BY_CURATORS,
@@ -217,11 +237,18 @@ CASES: tuple[Case, ...] = (
          "/memories/{contributors}/versions/1/restore/", CURATE,
          body=version_of("contributors"), probe=memory_field("contributors", "version")),
     Case("memories.bulk", "POST", "/memories/bulk/",
-         (201, 201, 201, 200, 200, 200, 401, 200, 200),
+         (201, 201, 201, 200, 200, 200, 401, 200, 200, 200),
          body=lambda world: {"items": [new_memory(world)]}, probe=space_memory_count),
     Case("memories.restrict", "POST", "/memories/{open}/restrict/", CURATE,
          body={"restricted_to": "curator", "reason": "matrix"},
          probe=memory_field("open", "visibility_rank")),
+    Case("memories.merge", "POST", "/memories/{open}/merge/", CURATE,
+         body=lambda world: {"sources": [world.id("contributors")],
+                             "version": world.memories["open"].version},
+         probe=memory_field("contributors", "archived")),
+    Case("memories.resolve_conflict", "POST", "/memories/{open}/resolve-conflict/", CURATE,
+         body=lambda world: {"other": world.id("contributors"), "keep": "this"},
+         probe=memory_field("contributors", "superseded_by_id")),
     # recall and context packs (everyone may ask; what they get back is checked below)
     Case("recall", "POST", "/recall/", EVERYONE,
          body={"query_type": "recent", "k": 50, "track": False}),

@@ -5,7 +5,11 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
+from governance.access import SYSTEM
+from governance.audit.models import AuditEvent
+from memories import services
 from memories.models import Memory
+from memories.transfer import memories_export
 from tests.factories import SpaceFactory, make_memory
 
 
@@ -89,3 +93,53 @@ def test_imports_and_exports_are_audited_and_imported_text_is_redacted(space, tm
     assert imported.space_slug == exported.space_slug == "webshop"
     assert imported.payload_data["after"] == {"memories": 1, "rows": 1, "failed": 0}
     assert exported.payload_data["after"]["memories"] == 1
+
+
+def test_an_export_stopped_early_is_audited_as_incomplete(space):
+    """Given two memories, when a reader takes one row of the export and stops, then the
+    export is audited with what was read and marked incomplete."""
+    make_memory(space, title="First exported memory")
+    make_memory(space, title="Second exported memory")
+
+    stream = memories_export(actor=SYSTEM, spaces=[], include_archived=False)
+    next(stream)
+    stream.close()
+
+    exported = AuditEvent.objects.get(action="export")
+    assert exported.space_slug == "webshop"
+    assert exported.payload_data["after"] == {"memories": 1, "include_archived": False, "complete": False}
+
+
+def test_an_export_that_matches_nothing_is_audited(space, user):
+    """Given a space with no memories, when it is exported (by its owner, and by a command
+    over every space), then each export is on record with 0 memories."""
+    assert list(memories_export(actor=user, spaces=["webshop"], include_archived=True)) == []
+    call_command("sam_export", "--space", "no-such-space")
+
+    named, unnamed = AuditEvent.objects.filter(action="export").order_by("id")
+    assert (named.space_slug, named.actor_label) == ("webshop", "curator")
+    assert named.payload_data["after"] == {"memories": 0, "include_archived": True, "complete": True}
+    assert (unnamed.space_id, unnamed.actor_label) == (None, "system")
+    assert unnamed.payload_data["after"]["memories"] == 0
+    assert unnamed.payload_data["after"]["spaces"] == ["no-such-space"]
+
+
+def test_an_import_across_an_incognito_space_pairs_every_row_with_its_own_memory(space, tmp_path, capsys):
+    """Given rows for a normal space, an incognito space, and the normal space again (the
+    last one archived), when they are imported, then the incognito row is reported as
+    discarded and each kept row gets its own memory."""
+    SpaceFactory(slug="hushed")
+    services.space_update(actor=SYSTEM, slug="hushed", changes={"mode": "incognito"})
+    rows = [
+        {"space": "webshop", "title": "Kept first row", "content": "The first row lands in webshop."},
+        {"space": "hushed", "title": "Incognito row", "content": "This row is answered but not kept."},
+        {"space": "webshop", "title": "Kept archived row", "content": "The third row lands archived.",
+         "archive_flag": True},
+    ]
+
+    call_command("sam_import", write_lines(tmp_path, rows), "--json")
+
+    report = json.loads(capsys.readouterr().out)
+    assert (report["created"], report["discarded"], report["failed"], report["archived"]) == (2, 1, 0, 1)
+    assert set(Memory.objects.values_list("title", "archived")) == {
+        ("Kept first row", False), ("Kept archived row", True)}

@@ -3,8 +3,10 @@
     manage.py sam_token --user alice [--name laptop] [--expires-days 90]
     manage.py sam_token --user ci-agent --create-user --space webshop --role contributor
 
-`--space` (repeatable) makes the token work only in those spaces; `--role` caps what it
-may do there. With --create-user and --space, the new account is also given that role
+`--space` (repeatable) makes the token work only in those spaces (and in none once they
+are all deleted); without it the token works in every space of its user. `--role` caps
+what it may do there. A token given --space, or a --role below owner, may not create
+spaces. With --create-user and --space, the new account is also given that role
 (contributor when no role is named) in each space, as an agent's service account.
 """
 
