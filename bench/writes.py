@@ -29,7 +29,7 @@ from django_q.conf import Conf
 from rest_framework.test import APIClient
 
 from governance.access import SYSTEM
-from governance.services import api_token_issue
+from governance.services import api_token_issue, membership_grant
 from memories import services
 from memories.models import Memory, Space
 
@@ -62,8 +62,10 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     Conf.SYNC = False  # enqueue into the ORM broker; nothing runs until a worker does
     slug = f"bench-{int(time.time())}"
-    Space.objects.create(slug=slug, name="bench")
+    space = Space.objects.create(slug=slug, name="bench")
     user, _ = get_user_model().objects.get_or_create(username="bench")
+    # Writes answer only spaces the caller holds a role in.
+    membership_grant(actor=SYSTEM, space=space, role="owner", user=user)
     _, raw = api_token_issue(user=user, name="bench")
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")

@@ -236,9 +236,12 @@ class Memory(models.Model):
             models.Index(fields=["space", "archived", "-updated_at"], name="memory_space_recent"),
             models.Index(fields=["embedding_status"], name="memory_embedding_status",
                          condition=~Q(embedding_status="ready")),
-            GinIndex(fields=["tags"], name="memory_tags_gin"),
-            GinIndex(fields=["phrase_tokens"], name="memory_phrase_tokens_gin"),
-            GinIndex(fields=["search_vector"], name="memory_search_gin"),
+            # fastupdate off: with Postgres's default pending list (up to 4 MB of entries
+            # not yet merged, scanned linearly by every query) the exact-phrase channel took
+            # 34 ms at 100k memories instead of 0.5 ms. Writes merge their entries at once.
+            GinIndex(fields=["tags"], name="memory_tags_gin", fastupdate=False),
+            GinIndex(fields=["phrase_tokens"], name="memory_phrase_tokens_gin", fastupdate=False),
+            GinIndex(fields=["search_vector"], name="memory_search_gin", fastupdate=False),
             HnswIndex(
                 name="memory_embedding_hnsw", fields=["embedding"], m=16, ef_construction=64,
                 opclasses=["vector_cosine_ops"],

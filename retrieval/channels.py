@@ -55,8 +55,15 @@ class Scope:
         return self.filters.tags
 
     def where(self, alias: str = "m") -> tuple[str, list[Any]]:
-        clauses = [f"{alias}.space_id = ANY(%s)"]
-        params: list[Any] = [list(self.space_ids)]
+        clauses: list[str] = []
+        params: list[Any] = []
+        # The visibility groups already name the spaces in scope; repeating the space test
+        # makes the planner count its selectivity twice and, for a small space in a large
+        # table, pick an exact scan over the HNSW index (24 ms against 4 ms at 10k of 111k).
+        # Memories granted one by one may lie outside the scope, so then it stays.
+        if self.visibility is None or self.visibility.granted:
+            clauses.append(f"{alias}.space_id = ANY(%s)")
+            params.append(list(self.space_ids))
         if self.visibility is not None:
             visible, visible_params = self.visibility.sql(alias)
             clauses.append(visible)
@@ -214,10 +221,14 @@ def exact_candidates(scope: Scope, grams: list[str], limit: int) -> list[str]:
         return []
     where, params = scope.where()
     tokens = sorted(search.query_tokens(scope.space_ids, grams, phrase=True))
+    # Tokens are keyed per space, so the GIN lookup alone is selective; materialising it
+    # keeps the planner from scanning a small space row by row instead (measured: 27 ms
+    # for a 10k space in a 111k table, against under 1 ms through the index).
     return _ids(
-        f"SELECT m.id FROM memories_memory m WHERE {where} "
-        "AND m.phrase_tokens && %s::varchar[] ORDER BY m.updated_at DESC, m.id LIMIT %s",
-        [*params, tokens, limit],
+        "WITH hits AS MATERIALIZED (SELECT id FROM memories_memory WHERE phrase_tokens && %s::varchar[]) "
+        f"SELECT m.id FROM memories_memory m JOIN hits ON hits.id = m.id WHERE {where} "
+        "ORDER BY m.updated_at DESC, m.id LIMIT %s",
+        [tokens, *params, limit],
     )
 
 
