@@ -6,28 +6,17 @@ import threading
 from collections.abc import Callable
 
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 
 from governance.access import SYSTEM
 from governance.audit.models import AuditEvent
 from governance.audit.services import audit_record
 from governance.audit.verify import audit_chain_verify
+from tests.threads import in_thread
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def in_thread(work: Callable[[], None], errors: list[BaseException]) -> threading.Thread:
-    def run() -> None:
-        try:
-            work()
-        except BaseException as error:
-            errors.append(error)
-        finally:
-            connection.close()  # each thread has its own connection
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread
 
 
 def test_two_threads_appending_at_once_give_one_valid_chain():

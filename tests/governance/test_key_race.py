@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 
 import pytest
 from django.db import connection, transaction
@@ -22,6 +21,7 @@ from governance.models import DataKey
 from memories import services
 from memories.models import Memory
 from tests.factories import SpaceFactory, UserFactory, make_memory
+from tests.threads import in_thread
 
 NOTE = {"title": "Dana drinks oat milk", "content": "Dana takes oat milk in coffee, never cow's milk."}
 
@@ -40,18 +40,6 @@ def as_another_process_reads_it(api, slug: str):
     return api.get("/api/v1/memories/", {"space": slug})
 
 
-def in_thread(work: Callable[[], None], errors: list[BaseException]) -> threading.Thread:
-    def run() -> None:
-        try:
-            work()
-        except BaseException as error:
-            errors.append(error)
-        finally:
-            connection.close()  # each thread has its own connection
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread
 
 
 @pytest.fixture
