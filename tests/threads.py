@@ -22,3 +22,17 @@ def in_thread(work: Callable[[], None], errors: list[BaseException]) -> threadin
     thread = threading.Thread(target=run)
     thread.start()
     return thread
+
+
+def assert_second_waits(first: Callable[[], None], second: Callable[[], None], *,
+                        second_done: threading.Event, release: threading.Event,
+                        timeout: float = 60) -> None:
+    """Run `first` and `second` on two threads and check that `second` cannot finish
+    while `first` holds what it holds (until `release` is set); both must end cleanly."""
+    errors: list[BaseException] = []
+    threads = [in_thread(first, errors), in_thread(second, errors)]
+    assert not second_done.wait(timeout=1.0)
+    release.set()
+    for thread in threads:
+        thread.join(timeout=timeout)
+    assert errors == []

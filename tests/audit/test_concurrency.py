@@ -12,7 +12,7 @@ from governance.access import SYSTEM
 from governance.audit.models import AuditEvent
 from governance.audit.services import audit_record
 from governance.audit.verify import audit_chain_verify
-from tests.threads import in_thread
+from tests.threads import assert_second_waits, in_thread
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -50,7 +50,6 @@ def test_two_threads_appending_at_once_give_one_valid_chain():
 def test_an_append_waits_for_the_open_transaction_that_appended_before_it():
     first_appended, release_first = threading.Event(), threading.Event()
     second_done = threading.Event()
-    errors: list[BaseException] = []
     events: dict[str, AuditEvent] = {}
 
     def first() -> None:
@@ -65,12 +64,7 @@ def test_an_append_waits_for_the_open_transaction_that_appended_before_it():
             events["second"] = audit_record("edit", actor=SYSTEM, target_id="second")
         second_done.set()
 
-    threads = [in_thread(first, errors), in_thread(second, errors)]
     # The second append must block on the chain lock while the first transaction is open.
-    assert not second_done.wait(timeout=1.0)
-    release_first.set()
-    for thread in threads:
-        thread.join(timeout=30)
-    assert errors == []
+    assert_second_waits(first, second, second_done=second_done, release=release_first, timeout=30)
     assert events["second"].prev_hash == events["first"].hash
     assert audit_chain_verify().intact

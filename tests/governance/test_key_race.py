@@ -21,7 +21,7 @@ from governance.models import DataKey
 from memories import services
 from memories.models import Memory
 from tests.factories import SpaceFactory, UserFactory, make_memory
-from tests.threads import in_thread
+from tests.threads import assert_second_waits
 
 NOTE = {"title": "Dana drinks oat milk", "content": "Dana takes oat milk in coffee, never cow's milk."}
 
@@ -75,7 +75,6 @@ def test_a_forget_waits_for_a_write_in_flight_and_purges_what_it_wrote():
     make_memory(space)
     sealed, release, forgotten = threading.Event(), threading.Event(), threading.Event()
     written: dict[str, object] = {}
-    errors: list[BaseException] = []
 
     def writing() -> None:
         with transaction.atomic():
@@ -89,14 +88,9 @@ def test_a_forget_waits_for_a_write_in_flight_and_purges_what_it_wrote():
         written["receipt"] = retention.space_forget(actor=owner, slug="dana")
         forgotten.set()
 
-    threads = [in_thread(writing, errors), in_thread(forgetting, errors)]
     # The forget must wait on the space row while the write is open.
-    assert not forgotten.wait(timeout=1.0)
-    release.set()
-    for thread in threads:
-        thread.join(timeout=60)
+    assert_second_waits(writing, forgetting, second_done=forgotten, release=release)
 
-    assert errors == []
     assert written["receipt"]["deleted"]["memories"] == 2
     assert not Memory.objects.filter(pk=written["id"]).exists()
     assert not Memory.objects.filter(space=space).exists()
@@ -110,7 +104,6 @@ def test_a_write_that_waited_for_a_forget_seals_with_the_new_key(monkeypatch):
     old = set(DataKey.objects.filter(space=space).values_list("pk", flat=True))
     keys_gone, release, written = threading.Event(), threading.Event(), threading.Event()
     created: dict[str, str] = {}
-    errors: list[BaseException] = []
     receipt = retention._receipt
 
     def held_receipt(*args, **kwargs):
@@ -132,14 +125,9 @@ def test_a_write_that_waited_for_a_forget_seals_with_the_new_key(monkeypatch):
         created["id"] = memory.pk
         written.set()
 
-    threads = [in_thread(forgetting, errors), in_thread(writing, errors)]
     # The write must wait for the forget to commit, not seal with the destroyed key.
-    assert not written.wait(timeout=1.0)
-    release.set()
-    for thread in threads:
-        thread.join(timeout=60)
+    assert_second_waits(forgetting, writing, second_done=written, release=release)
 
-    assert errors == []
     assert sealed_with(created["id"]) not in old
     assert DataKey.objects.filter(pk=sealed_with(created["id"]), space=space).exists()
     datakeys.forget_cached()  # read it as a process that never held a key would
