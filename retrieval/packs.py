@@ -74,7 +74,9 @@ def build_pack(result: RecallResult, *, pack_type: str, token_budget: int,
 
     kept: list[RankedItem] = []
     used = header_tokens
-    for item in ranked:  # best first, so trimming drops the weakest
+    # Best first, so trimming starts with the weakest; an item too large for what is left
+    # is skipped, and a smaller, weaker one may still fit after it.
+    for item in ranked:
         if used + costs[item.id] <= token_budget:
             kept.append(item)
             used += costs[item.id]

@@ -46,7 +46,12 @@ def test_budget_is_a_real_token_count_and_trims_the_weakest(api, store):
     full = pack(api, k=10, token_budget=5000, thresholds={"similarity": 0.0, "composite_min": 0.0})["json"]
     item_costs = {i["id"]: i["tokens"] for i in full["items"]}
     header = full["token_budget"]["used"] - sum(item_costs.values())
-    tight_budget = header + sum(sorted(item_costs.values())[:2]) + 5
+    # Room for the two best items only (ranks 1 and 2): the rest must be trimmed, whatever
+    # their size. (A budget of the two cheapest items depended on which items happen to be
+    # cheapest: the packer skips an item too large for what is left and may keep a weaker
+    # one that still fits.)
+    best_two = [i["id"] for i in sorted(full["items"], key=lambda i: i["rank"])[:2]]
+    tight_budget = header + sum(item_costs[i] for i in best_two) + 5
 
     tight = pack(api, k=10, token_budget=tight_budget,
                  thresholds={"similarity": 0.0, "composite_min": 0.0})["json"]
