@@ -65,7 +65,7 @@ INSERT_SQL = (
     " archive_reason, version, content_hash, embedding, embedding_model, embedding_status, embedded_at,"
     " embedding_input_hash, embedding_attempts, embedding_error, created_at, updated_at)"
     " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, 'normal', 'unverified', 0.5, 'user',"
-    " 'bench', '{\"applies_to\": [], \"excludes\": []}',"
+    " %s, %s,"
     " '{\"type\": \"exponential\", \"half_life_days\": 90, \"min_confidence\": 0.4}',"
     " %s, %s, '{}', 0, false, %s, 1, %s, %s::vector, 'sentence-transformers/all-MiniLM-L6-v2',"
     " 'ready', now(), %s, 1, '', now() - make_interval(days => %s),"
@@ -117,6 +117,8 @@ def build_space(size: int, bases: list[dict], base_vectors: np.ndarray) -> None:
                 _sealed(space.id, "content", content), _sealed(space.id, "summary", summary),
                 _sealed(space.id, "canonical_phrases", phrases, json_value=True),
                 base["tags"], base.get("memory_type", "semantic"), base.get("kind", "fact"),
+                _sealed(space.id, "source_ref", "bench"),
+                _sealed(space.id, "context_window", {"applies_to": [], "excludes": []}, json_value=True),
                 _sealed(space.id, "metadata", {}, json_value=True),
                 _sealed(space.id, "training_examples", [], json_value=True),
                 _sealed(space.id, "archive_reason", ""),

@@ -1,6 +1,7 @@
 """API tokens in the admin: list, revoke. Issue new ones with `manage.py sam_token`."""
 
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
 
 from governance import access, services
 from governance.models import ApiToken, DataKey, RestrictedTag, SpaceMembership, UserMemorySettings
@@ -31,6 +32,14 @@ class ApiTokenAdmin(admin.ModelAdmin):
     def has_add_permission(self, request) -> bool:
         # The plaintext is shown once; the command line is where it can be shown safely.
         return False
+
+    def get_queryset(self, request):
+        # Staff other than superusers see and revoke their own tokens only: other people's
+        # token names and scopes name their spaces.
+        queryset = super().get_queryset(request).select_related("user")
+        if access.sees_everything(request.user):
+            return queryset
+        return queryset.filter(user=request.user)
 
     def save_model(self, request, obj: ApiToken, form, change: bool) -> None:
         # expires_at is the one editable field; the service audits the change.
@@ -108,6 +117,13 @@ class DataKeyAdmin(admin.ModelAdmin):
     fields = ("space", "state", "master_key_id", "created_at", "retired_at")
     readonly_fields = fields
 
+    def get_queryset(self, request):
+        # Keys of the spaces the reader may see; space-less (system) keys are for superusers.
+        queryset = super().get_queryset(request).select_related("space")
+        if access.sees_everything(request.user):
+            return queryset
+        return access.restrict(queryset, request.user)
+
     def has_add_permission(self, request) -> bool:
         return False
 
@@ -123,6 +139,18 @@ class UserMemorySettingsAdmin(admin.ModelAdmin):
     list_display = ("user", "mode", "updated_at")
     list_filter = ("mode",)
     autocomplete_fields = ("user",)
+
+    # Staff other than superusers see and set their own mode only.
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request).select_related("user")
+        if access.sees_everything(request.user):
+            return queryset
+        return queryset.filter(user=request.user)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "user" and not access.sees_everything(request.user):
+            kwargs["queryset"] = get_user_model().objects.filter(pk=request.user.pk)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def save_model(self, request, obj, form, change) -> None:
         services.user_mode_set(actor=request.user, user=obj.user, mode=obj.mode)

@@ -216,3 +216,29 @@ class MemoryGroupGrant(GroupObjectPermissionBase):
 
     def __str__(self) -> str:
         return f"permission {self.permission_id} on memory {self.content_object_id} for group {self.group_id}"
+
+
+class IdempotencyKey(models.Model):
+    """The first answer to a create sent with an `Idempotency-Key` header, kept for a day so a
+    retry with the same key replays it instead of writing again.
+
+    Keys are scoped to the user who sent them. `request_digest` is a keyed digest of the
+    endpoint and body (a different body under the same key is refused); `answer` holds ids,
+    counts and redaction positions only, never memory text: a replay re-reads the memories.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    endpoint = models.CharField(max_length=64)
+    request_digest = models.CharField(max_length=64)
+    status_code = models.PositiveSmallIntegerField()
+    answer = models.JSONField(default=dict)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_per_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.endpoint} {self.key}"

@@ -159,10 +159,17 @@ def space_forget(*, actor, slug: str) -> dict[str, Any]:
     with transaction.atomic():
         counts = _purge_all(space)
         retrieval_stats(space)
+        # The space stays, and so do its settings: its own sealed ones (the description)
+        # are read now and sealed again under its new key, or nothing could open them.
+        settings_kept = {name: getattr(space, name) for name in space.SEALED_FIELDS}
         keys = list(DataKey.objects.filter(space=space).values_list("pk", flat=True))
         for key_id in keys:
             rotation.destroy_key(key_id, reason="forget everything")
         counts["data_keys_destroyed"] = len(keys)
+        datakeys.forget_cached(space.pk)
+        for name, value in settings_kept.items():
+            setattr(space, name, value)
+        space.save(update_fields=list(settings_kept))
         receipt = _receipt("forget", actor, space, counts)
         _audit("forget", actor=actor, space=space, target=space, after=receipt)
         _announce(space.pk)

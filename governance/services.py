@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 from guardian.shortcuts import assign_perm, remove_perm
 
-from governance import access, policy, roles
+from governance import access, policy, privacy, roles
 from governance.models import (
     ApiToken,
     RestrictedTag,
@@ -199,8 +199,12 @@ def memory_restrict(*, actor, memory_id: str, min_role: str | None, reason: str 
         before = memory.visibility_rank
         Memory.objects.filter(pk=memory.pk).update(visibility_rank=rank)
         memory.visibility_rank = rank
+        # The reason is free text about the memory, and the log is append-only: like every
+        # memory event it keeps a keyed fingerprint of the (redacted) reason, not the text,
+        # so neither the words nor the personal data in them outlive the memory.
         _audit("restrict", actor=actor, space=memory.space, target=memory,
-               before={"visibility_rank": before}, after={"visibility_rank": rank}, note=reason)
+               before={"visibility_rank": before}, after={"visibility_rank": rank},
+               note=privacy.redact_value(reason.strip(), path="reason", report=[]), digest_text=True)
         _announce(memory.space)
         access.forget_rights()
         if outcome is WriteOutcome.DISCARD:

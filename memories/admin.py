@@ -32,7 +32,8 @@ class SpaceAdmin(admin.ModelAdmin):
 
     list_display = ("slug", "name", "kind", "mode", "retention_days", "created_at")
     list_filter = ("kind", "mode", "retention_days")
-    search_fields = ("slug", "name", "description")
+    # Not the description: it is sealed, so SQL cannot search it.
+    search_fields = ("slug", "name")
     prepopulated_fields = {"slug": ("name",)}
     fields = ("slug", "name", "kind", "description", "mode", "retention_days", "redaction_allowlist")
     inlines = (SpaceMembershipInline, RestrictedTagInline)
@@ -42,6 +43,11 @@ class SpaceAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Space | None = None) -> tuple[str, ...]:
         return ("slug",) if obj else ()
+
+    def get_prepopulated_fields(self, request: HttpRequest, obj: Space | None = None) -> dict:
+        # The slug is read-only once the space exists, so it is not a form field there:
+        # prepopulating it would look it up in the form and fail (KeyError).
+        return {} if obj else super().get_prepopulated_fields(request, obj)
 
     def has_change_permission(self, request: HttpRequest, obj: Space | None = None) -> bool:
         allowed = super().has_change_permission(request, obj)

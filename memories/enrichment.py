@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Callable, Collection
 
 from memories import limits
 from memories.normalize import clean_line
@@ -29,6 +30,9 @@ STOP_WORDS = frozenset(
     two new old etc e.g i.e vs
     """.split()
 )
+
+# How many of the strongest content words are looked up among a space's known tags.
+KNOWN_TAG_CANDIDATES = 40
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])")
 _WORD = re.compile(r"[a-z0-9][a-z0-9+#._/-]*[a-z0-9+#]|[a-z0-9]")
@@ -107,8 +111,15 @@ def suggest_phrases(*, title: str, content: str, limit: int = 5) -> list[str]:
     return [s for s in suggestions if len(s) >= low]
 
 
-def suggest_tags(*, title: str, content: str, limit: int = 5) -> list[str]:
-    """The most frequent content words, title words counting double."""
+def suggest_tags(*, title: str, content: str, limit: int = 5,
+                 known: Callable[[list[str]], Collection[str]] | None = None) -> list[str]:
+    """The most frequent content words, title words counting double.
+
+    With `known`, only words it accepts (it gets the candidates, strongest first, and
+    returns those that are tags already): tags are stored in plaintext, so what SAM
+    stores must never copy the content's own words there (docs/security.md). Without it,
+    for drafts that are shown and not stored, any word.
+    """
     low, high = limits.TAG
     counts: Counter[str] = Counter()
     first_seen: dict[str, int] = {}
@@ -120,4 +131,8 @@ def suggest_tags(*, title: str, content: str, limit: int = 5) -> list[str]:
         counts[word] += 1
         first_seen.setdefault(word, position)
     ranked = sorted(counts, key=lambda w: (-counts[w], first_seen[w]))
-    return ranked[:limit]
+    if known is None:
+        return ranked[:limit]
+    candidates = ranked[:KNOWN_TAG_CANDIDATES]
+    accepted = set(known(candidates)) if candidates else set()
+    return [word for word in candidates if word in accepted][:limit]

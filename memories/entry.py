@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+from collections.abc import Callable, Collection
 from datetime import datetime
 from typing import Any
 
@@ -114,11 +115,13 @@ def normalise(changes: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def fill_suggestions(state: dict[str, Any], *, explicit: set[str]) -> list[str]:
+def fill_suggestions(state: dict[str, Any], *, explicit: set[str],
+                     known_tags: Callable[[list[str]], Collection[str]] | None = None) -> list[str]:
     """Suggest summary, phrases and tags where missing. Returns the names filled in.
 
     Summary and phrases are required, so an empty value is replaced too; an explicit
-    empty tag list is a choice and is kept.
+    empty tag list is a choice and is kept. Tags are suggested only among `known_tags`
+    (the space's existing tags, memories.services): without it, none.
     """
     filled = []
     if not state.get("summary") and state.get("content"):
@@ -129,11 +132,13 @@ def fill_suggestions(state: dict[str, Any], *, explicit: set[str]) -> list[str]:
             title=state["title"], content=state.get("content", "")
         )
         filled.append("canonical_phrases")
-    if "tags" not in explicit and not state.get("tags") and state.get("content"):
+    if ("tags" not in explicit and not state.get("tags") and state.get("content")
+            and known_tags is not None):
         state["tags"] = enrichment.suggest_tags(
-            title=state.get("title", ""), content=state["content"]
+            title=state.get("title", ""), content=state["content"], known=known_tags
         )
-        filled.append("tags")
+        if state["tags"]:
+            filled.append("tags")
     return filled
 
 

@@ -8,7 +8,8 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
-from django.db import models
+from django.core.exceptions import ImproperlyConfigured
+from django.db import models, transaction
 from django.db.models import F, Func, Q
 from django.db.models.lookups import LessThanOrEqual
 from pgvector.django import HnswIndex, VectorField
@@ -86,13 +87,27 @@ def default_decay_policy() -> dict[str, Any]:
     return {"type": DecayType.EXPONENTIAL.value, "half_life_days": 90, "min_confidence": 0.4}
 
 
+class SpaceManager(models.Manager["Space"]):
+    """Leaves the sealed description out of every query unless asked for (`.defer(None)`).
+
+    Almost nothing that loads a space needs it, and a space outlives its data keys when
+    it is forgotten: code that runs then (destroying the old keys, auditing the new one)
+    must be able to load the space without opening what the old key sealed. Also the
+    base manager, so `memory.space` and `key.space` leave it out too.
+    """
+
+    def get_queryset(self) -> models.QuerySet[Space]:
+        return super().get_queryset().defer(*Space.SEALED_FIELDS)
+
+
 class Space(models.Model):
     """The scope every memory belongs to: global, a project, an agent or a user."""
 
     slug = models.SlugField(max_length=80, unique=True)
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=16, choices=SpaceKind.choices, default=SpaceKind.PROJECT)
-    description = models.TextField(blank=True, default="")
+    # Free text, redacted and sealed under the space's own key (see save()).
+    description = SealedTextField(blank=True, null=True, default="")
     mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.ASSIST)
     retention_days = models.PositiveSmallIntegerField(
         choices=Retention.choices, null=True, blank=True, help_text="Empty keeps memories forever."
@@ -102,7 +117,10 @@ class Space(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
+    objects = SpaceManager()
+
     class Meta:
+        base_manager_name = "objects"
         ordering = ["slug"]
         # Object permissions granted per space through django-guardian (governance.roles).
         permissions = SPACE_PERMISSIONS
@@ -114,6 +132,31 @@ class Space(models.Model):
 
     def __str__(self) -> str:
         return self.slug
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Insert a new space with its sealed fields empty, then seal them under its new key.
+
+        Both statements run in one transaction, so no reader sees the empty row.
+        """
+        if not self._state.adding:
+            super().save(*args, **kwargs)
+            return
+        values = {name: getattr(self, name) for name in self.SEALED_FIELDS}
+        with transaction.atomic(using=kwargs.get("using")):
+            for name in self.SEALED_FIELDS:
+                setattr(self, name, None)
+            super().save(*args, **kwargs)
+            for name, value in values.items():
+                setattr(self, name, value)
+            super().save(update_fields=list(self.SEALED_FIELDS), using=kwargs.get("using"))
+
+    # Sealed under the space's own data key, which can exist only once the row does.
+    SEALED_FIELDS = ("description",)
+
+    def sealing_space_id(self) -> int:
+        if self.pk is None:
+            raise ImproperlyConfigured("A space's sealed fields are written by Space.save().")
+        return self.pk
 
 
 class MemoryQuerySet(models.QuerySet["Memory"]):
@@ -170,7 +213,9 @@ class Memory(models.Model):
     # Keyed tokens of the canonical phrases, for the exact-phrase channel.
     phrase_tokens = ArrayField(models.CharField(max_length=32), default=list, blank=True,
                                editable=False)
-    # Tags stay plaintext: filters, tag restrictions and the tag channel need them.
+    # Tags stay plaintext: filters, tag restrictions and the tag channel need them. SAM
+    # never copies content words here: it suggests only tags the space already uses
+    # (memories.enrichment.suggest_tags).
     tags = ArrayField(models.CharField(max_length=limits.TAG[1]), default=list, blank=True)
 
     memory_type = models.CharField(
@@ -184,11 +229,13 @@ class Memory(models.Model):
     importance = models.FloatField(default=0.5)
 
     source_type = models.CharField(max_length=16, choices=SourceType.choices, default=SourceType.USER)
-    source_ref = models.CharField(max_length=limits.SOURCE_REF[1], default="api")
-    source_uri = models.CharField(max_length=limits.SOURCE_URI_MAX, null=True, blank=True)
+    # The source's reference and URI and the context window are free text, sealed like
+    # the rest; nothing filters on them in SQL.
+    source_ref = SealedTextField(default="api")
+    source_uri = SealedTextField(null=True, blank=True)
 
     occurred_at = models.DateTimeField(null=True, blank=True)
-    context_window = models.JSONField(default=default_context_window)
+    context_window = SealedJSONField(default=default_context_window)
     decay_policy = models.JSONField(default=default_decay_policy)
     metadata = SealedJSONField(default=dict, blank=True)
     training_examples = SealedJSONField(default=list, blank=True)

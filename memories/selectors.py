@@ -13,7 +13,8 @@ from memories.models import Memory, MemoryVersion, Space
 
 
 def space_list(*, actor) -> QuerySet[Space]:
-    return access.spaces_visible(actor).order_by("slug")
+    # With the description, which the list shows (Space.objects leaves it out).
+    return access.spaces_visible(actor).defer(None).order_by("slug")
 
 
 def space_get(*, actor, slug: str) -> Space:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -29,6 +30,7 @@ from samsite.api.errors import (
     InvalidInput,
     ModeRefusesWrites,
     NotFound,
+    TooManyAttempts,
     VersionConflict,
 )
 
@@ -48,7 +50,9 @@ def space_create(*, actor, slug: str, name: str, kind: str, description: str = "
     """Create a space; a user who creates one becomes its owner.
 
     Raises Forbidden for a token narrowed to named spaces or capped below owner
-    (governance.access.can_create_spaces).
+    (governance.access.can_create_spaces), Conflict for a slug that is taken (whether
+    the caller can see that space or not) and TooManyAttempts for a user refused
+    SLUG_REFUSALS_PER_HOUR times within the hour.
     """
     from governance.roles import Role
     from governance.services import membership_grant
@@ -56,10 +60,15 @@ def space_create(*, actor, slug: str, name: str, kind: str, description: str = "
     if not access.can_create_spaces(actor):
         raise Forbidden("This token is limited to named spaces or to a role below owner, "
                         "so it may not create spaces.")
+    refusals = _slug_refusals_key(actor)
+    if refusals is not None and (cache.get(refusals) or 0) >= SLUG_REFUSALS_PER_HOUR:
+        raise TooManyAttempts("Too many slugs that are not available were tried; try again later.")
     if Space.objects.filter(slug=slug).exists():
-        raise Conflict(f"A space '{slug}' already exists.", fields={"slug": ["Already taken."]})
+        _count_slug_refusal(refusals)
+        raise Conflict("This slug is not available; choose another.", fields={"slug": ["Not available."]})
     space = Space(slug=slug, name=name.strip(), kind=kind, description=description.strip())
     _set_space_options(space, options)
+    _redact_description(space)
     space.full_clean()
     space.save()
     _audit("create", actor=actor, space=space, target=space, after=_space_state(space))
@@ -70,11 +79,38 @@ def space_create(*, actor, slug: str, name: str, kind: str, description: str = "
     return space
 
 
+# A slug names one space for the whole install, so whether a slug is taken is something
+# anyone who may create spaces can learn by trying it. The refusal says no more than that,
+# in the same words for a space the caller can see and one it cannot, and a user refused
+# this often within an hour may not create spaces until the hour is over, so hidden slugs
+# cannot be guessed by the thousand (docs/security.md, "What a caller can learn by probing").
+# Counted in the default cache: per web process unless SAM_CACHE_URL names a shared one.
+SLUG_REFUSALS_PER_HOUR = 20
+
+
+def _slug_refusals_key(actor) -> str | None:
+    user = access.user_or_none(actor)
+    return f"sam:slug-refusals:{user.pk}" if user is not None else None
+
+
+def _count_slug_refusal(key: str | None) -> None:
+    if key is None:
+        return
+    # add() starts the hour at the first refusal; incr() never moves it.
+    cache.add(key, 0, timeout=3600)
+    try:
+        cache.incr(key)
+    except ValueError:  # expired between the two calls
+        cache.set(key, 1, timeout=3600)
+
+
 @transaction.atomic
 def space_update(*, actor, slug: str, changes: dict[str, Any]) -> Space:
     space = access.access_space(actor, slug=slug, action="manage")
     before = _space_state(space)
     _set_space_options(space, changes)
+    if "description" in changes:
+        _redact_description(space)
     space.full_clean()
     space.save()
     after = _space_state(space)
@@ -92,6 +128,13 @@ def _set_space_options(space: Space, changes: dict[str, Any]) -> None:
             if name == "redaction_allowlist":
                 value = sorted({str(v).strip() for v in value if str(v).strip()})
             setattr(space, name, value.strip() if isinstance(value, str) else value)
+
+
+def _redact_description(space: Space) -> None:
+    """A description is free text like a memory's: redacted, then sealed by the model."""
+    values = {"description": space.description or ""}
+    privacy.redact_fields(values, fields=["description"], allowlist=space.redaction_allowlist)
+    space.description = values["description"]
 
 
 def _space_state(space: Space) -> dict[str, Any]:
@@ -187,6 +230,11 @@ def announce_change(space_ids) -> None:
         transaction.on_commit(lambda: memories_changed.send(sender=Memory, space_ids=ids))
 
 
+# Seconds before the cluster gives up on an embedding job and frees its worker (and, with
+# its connection, the job's row locks): sooner than the cluster-wide timeout.
+EMBED_TASK_TIMEOUT = 120
+
+
 def enqueue_embedding(memory_ids: list[str]) -> None:
     """Embed after commit: the worker must see the rows, and a rollback must not embed."""
     if not memory_ids:
@@ -196,7 +244,8 @@ def enqueue_embedding(memory_ids: list[str]) -> None:
     ids = list(memory_ids)
     transaction.on_commit(
         lambda: async_task("memories.tasks.memory_embed", memory_ids=ids, attempt=1,
-                           task_name=f"embed {len(ids)} memories", group="embedding")
+                           task_name=f"embed {len(ids)} memories", group="embedding",
+                           timeout=EMBED_TASK_TIMEOUT)
     )
 
 
@@ -258,7 +307,8 @@ def _prepare_new(index: int, data: dict[str, Any], *, actor, spaces: dict[str, S
         _parse_occurred_at(state)
     except InvalidInput as exc:
         row.errors.update(exc.fields)
-    row.suggested = entry.fill_suggestions(state, explicit=set(data))
+    known = (lambda words, space=row.space: known_tags(space=space, words=words)) if row.space else None
+    row.suggested = entry.fill_suggestions(state, explicit=set(data), known_tags=known)
     row.errors.update(entry.validate(state))
     if row.space is not None:
         row.errors.update(_check_superseded_by(state, actor=actor, space=row.space,
@@ -285,6 +335,25 @@ def _redact(state: dict[str, Any], *, space: Space | None, security_context: dic
         public_figures=privacy.public_figures_of(
             state["metadata"] if "metadata" in state or metadata is None else metadata),
     )
+
+
+def known_tags(*, space: Space, words: list[str]) -> set[str]:
+    """Which of `words` are tags already in `space`: on its memories or restricted.
+
+    The only tags SAM suggests. Tags are plaintext, so a suggestion may name a label
+    someone chose for the space, never a word copied from the content (docs/security.md).
+    The overlap test (&&) runs on the tags GIN index.
+    """
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT tag FROM governance_restrictedtag WHERE space_id = %s AND tag = ANY(%s) "
+            "UNION SELECT t.tag FROM memories_memory m CROSS JOIN LATERAL unnest(m.tags) AS t(tag) "
+            "WHERE m.space_id = %s AND m.tags && %s::varchar[] AND t.tag = ANY(%s)",
+            [space.pk, words, space.pk, words, words],
+        )
+        return {row[0] for row in cursor.fetchall()}
 
 
 def _readable_spaces_by_slug(actor, slugs: set[str]) -> tuple[dict[str, Space], set[str]]:
@@ -541,13 +610,60 @@ class EmbedOutcome:
     retry_at: datetime | None = None
 
 
+# Session-level advisory locks mark the memories a job is embedding. They live as long as
+# the job's database connection, so a worker killed mid-batch (or a connection the server
+# dropped) releases them at once: nothing has to expire or be reset. Rows are keyed by
+# hashtext(id); a collision only makes one job skip a row the other is not embedding, and
+# the backlog drain takes it on a later pass.
+EMBED_LOCK_CLASS = 0x53414D  # "SAM"
+DRAIN_SLOT_LOCK_CLASS = 0x53414E
+
+
+def _lock_rows(ids: list[str]) -> list[str]:
+    """Try to lock each id for this connection; returns the ids locked (others are held)."""
+    from django.db import connection
+
+    if not ids:
+        return []
+    with connection.cursor() as cursor:
+        # Over an explicit array, so the function runs on exactly these ids (a LIMIT
+        # beside pg_try_advisory_lock may lock rows it does not return).
+        cursor.execute(
+            "SELECT id FROM unnest(%s::text[]) AS id WHERE pg_try_advisory_lock(%s, hashtext(id))",
+            [list(ids), EMBED_LOCK_CLASS],
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _unlock_rows(ids: list[str]) -> None:
+    from django.db import connection
+
+    if not ids or connection.connection is None:
+        return  # the connection is gone, and its locks with it
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_unlock(%s, hashtext(id)) FROM unnest(%s::text[]) AS id",
+                       [EMBED_LOCK_CLASS, list(ids)])
+
+
 def memories_embed(*, memory_ids: list[str], attempt: int = 1) -> EmbedOutcome:
     """Embed the given memories that still need it, in batches; schedule a retry on failure.
 
     Runs outside any transaction: the model call may take seconds, and each row's write
     checks that the text it embedded is still the memory's current text, so an edit made
     meanwhile is never overwritten by a stale vector (its own job embeds the new text).
+    Memories another job is embedding right now are skipped: that job finishes them, or
+    dies and releases them to the backlog drain.
     """
+    locked = _lock_rows(sorted(set(memory_ids)))
+    try:
+        outcome = _embed_locked(locked, attempt=attempt)
+    finally:
+        _unlock_rows(locked)
+    outcome.skipped = sorted(set(outcome.skipped) | (set(memory_ids) - set(locked)))
+    return outcome
+
+
+def _embed_locked(memory_ids: list[str], *, attempt: int) -> EmbedOutcome:
     from django.conf import settings
 
     from memories.embeddings.base import EmbeddingError
@@ -555,6 +671,7 @@ def memories_embed(*, memory_ids: list[str], attempt: int = 1) -> EmbedOutcome:
 
     config = settings.SAM_EMBEDDING
     outcome = EmbedOutcome()
+    # Read after locking: a job that finished these rows a moment ago has made them ready.
     rows = list(
         Memory.objects.filter(pk__in=memory_ids)
         .exclude(embedding_status=EmbeddingStatus.READY)
@@ -575,20 +692,130 @@ def memories_embed(*, memory_ids: list[str], attempt: int = 1) -> EmbedOutcome:
             _embedding_failed(batch, attempt=attempt, error=str(exc), outcome=outcome)
             continue
         now = timezone.now()
-        for row, vector in zip(batch, vectors, strict=True):
-            # Only if the memory still holds the text this vector was computed from.
-            written = Memory.objects.filter(
-                pk=row["id"], embedding_input_hash=row["embedding_input_hash"]
-            ).update(
-                embedding=vector.tolist(), embedding_status=EmbeddingStatus.READY,
-                embedding_model=provider.name, embedded_at=now, embedding_error="",
-                embedding_attempts=attempt,
-            )
-            (outcome.embedded if written else outcome.skipped).append(row["id"])
+        # One commit per batch, not per row (the model call is done: nothing slow inside).
+        with transaction.atomic():
+            for row, vector in zip(batch, vectors, strict=True):
+                # Only if the memory still holds the text this vector was computed from.
+                written = Memory.objects.filter(
+                    pk=row["id"], embedding_input_hash=row["embedding_input_hash"]
+                ).update(
+                    embedding=vector.tolist(), embedding_status=EmbeddingStatus.READY,
+                    embedding_model=provider.name, embedded_at=now, embedding_error="",
+                    embedding_attempts=attempt,
+                )
+                (outcome.embedded if written else outcome.skipped).append(row["id"])
     if outcome.embedded:
         spaces = Memory.objects.filter(pk__in=outcome.embedded).values_list("space_id", flat=True)
         memories_changed.send(sender=Memory, space_ids=sorted(set(spaces)))
     return outcome
+
+
+def _ids_awaiting_retry() -> set[str]:
+    """Memories whose failed embedding has a retry scheduled: the drain leaves them to it."""
+    import ast
+
+    from django_q.models import Schedule
+
+    waiting: set[str] = set()
+    retries = Schedule.objects.filter(func="memories.tasks.memory_embed")
+    for kwargs in retries.values_list("kwargs", flat=True):
+        try:
+            waiting.update(ast.literal_eval(kwargs or "{}").get("memory_ids") or [])
+        except (ValueError, SyntaxError):
+            continue
+    return waiting
+
+
+def _claim_backlog(*, grace_seconds: float, batch: int, holders: int) -> list[str]:
+    """Lock up to `batch` of the oldest pending memories no job holds; returns their ids.
+
+    Rows younger than the grace are left to the job enqueued on their commit. Up to
+    `holders` other jobs may each hold a batch, so look that far ahead for free rows.
+    """
+    cutoff = timezone.now() - timezone.timedelta(seconds=grace_seconds)
+    candidates = [
+        pk for pk in Memory.objects.filter(embedding_status=EmbeddingStatus.PENDING, updated_at__lte=cutoff)
+        .exclude(pk__in=_ids_awaiting_retry())
+        .order_by("updated_at", "id").values_list("id", flat=True)[:batch * (holders + 2)]
+    ]
+    locked = _lock_rows(candidates)
+    kept, surplus = locked[:batch], locked[batch:]
+    _unlock_rows(surplus)
+    return kept
+
+
+@dataclass
+class DrainOutcome:
+    embedded: int = 0
+    batches: int = 0
+    backlog_left: bool = False
+    slot: int | None = None
+
+
+def _take_drain_slot(slots: int) -> int | None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        for slot in range(slots):
+            cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [DRAIN_SLOT_LOCK_CLASS, slot])
+            if cursor.fetchone()[0]:
+                return slot
+    return None
+
+
+def _release_drain_slot(slot: int) -> None:
+    from django.db import connection
+
+    if connection.connection is None:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_unlock(%s, %s)", [DRAIN_SLOT_LOCK_CLASS, slot])
+
+
+def memories_embed_backlog(*, grace_seconds: float, batch: int, budget_seconds: float,
+                           slots: int) -> DrainOutcome:
+    """Embed pending memories whose job was lost, batch after batch, for up to `budget_seconds`.
+
+    At most `slots` drains run at once (one per worker is enough to keep them all busy);
+    a drain that finds every slot taken returns at once. `backlog_left` says the budget ran
+    out with rows still waiting, so the caller can start another drain straight away.
+    """
+    import time
+
+    outcome = DrainOutcome(slot=_take_drain_slot(slots))
+    if outcome.slot is None:
+        return outcome
+    deadline = time.monotonic() + budget_seconds
+    try:
+        while True:
+            if time.monotonic() >= deadline:
+                outcome.backlog_left = True
+                break
+            ids = _claim_backlog(grace_seconds=grace_seconds, batch=batch, holders=slots)
+            if not ids:
+                break
+            settled = 0
+            try:
+                for attempts, group in _by_attempts(ids).items():
+                    result = _embed_locked(group, attempt=attempts + 1)
+                    outcome.embedded += len(result.embedded)
+                    settled += len(result.embedded) + len(result.retry_scheduled) + len(result.failed)
+            finally:
+                _unlock_rows(ids)
+            outcome.batches += 1
+            if not settled:
+                break  # rows it cannot move on (edited meanwhile): leave them to their own jobs
+    finally:
+        _release_drain_slot(outcome.slot)
+    return outcome
+
+
+def _by_attempts(ids: list[str]) -> dict[int, list[str]]:
+    """Group ids by attempts so far: a lost retry counts as the attempt it was to be."""
+    groups: dict[int, list[str]] = {}
+    for pk, attempts in Memory.objects.filter(pk__in=ids).values_list("id", "embedding_attempts"):
+        groups.setdefault(attempts, []).append(pk)
+    return groups
 
 
 def _embedding_failed(batch: list[dict], *, attempt: int, error: str, outcome: EmbedOutcome) -> None:

@@ -1,34 +1,123 @@
-"""django-q2 entry points for memories: load by id, one service call, safe to run twice."""
+"""django-q2 entry points for memories: load by id, one service call, safe to run twice.
+
+Embedding recovery (see README, "Jobs"): the job enqueued on commit can be lost (a worker
+killed mid-batch, a web process that died between commit and enqueue, a queue purged).
+`memory_embed_pending` runs every minute and starts backlog drains; each worker also
+starts one as it comes up, so a restarted cluster finishes what its predecessor left.
+"""
 
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+import time
+from collections.abc import Callable
+from typing import TypeVar
 
-from django.utils import timezone
+from django.conf import settings
+from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
 from memories import services
-from memories.models import EmbeddingStatus, Memory
 
 logger = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
+# Rows younger than this are left to the job enqueued on their commit (which normally runs
+# within a second or two); the drain's row locks make a race harmless, only wasteful.
+PENDING_GRACE_SECONDS = 15
+# A drain stops claiming batches after this long, well inside EMBED_TASK_TIMEOUT, and
+# enqueues a successor if rows remain.
+DRAIN_BUDGET_SECONDS = 45
+EMBED_TASK_TIMEOUT = services.EMBED_TASK_TIMEOUT
+# Rows claimed per drain batch: a few model batches, so a killed drain loses little work.
+DRAIN_BATCH_BATCHES = 4
+
+
+def _with_live_connection(work: Callable[[], T]) -> T:
+    """Run `work`, reconnecting once if the database connection turned out to be dead.
+
+    After a database restart every worker holds a connection the server has closed; the
+    first query on it fails. The service calls are safe to repeat (ready rows are skipped),
+    so one retry on a fresh connection turns that failure into a short delay.
+    """
+    if connection.in_atomic_block:  # inline (sync) runs inside a caller's transaction
+        return work()
+    close_old_connections()
+    if connection.connection is not None and not connection.is_usable():
+        connection.close()
+    try:
+        return work()
+    except (OperationalError, InterfaceError) as exc:
+        logger.warning("database connection lost during an embedding job, retrying: %s", exc)
+        connection.close()
+        time.sleep(1)
+        return work()
+
 
 def memory_embed(*, memory_ids: list[str], attempt: int = 1) -> dict:
-    outcome = services.memories_embed(memory_ids=memory_ids, attempt=attempt)
+    outcome = _with_live_connection(
+        lambda: services.memories_embed(memory_ids=memory_ids, attempt=attempt))
     return {
         "embedded": len(outcome.embedded), "skipped": len(outcome.skipped),
         "retry_scheduled": len(outcome.retry_scheduled), "failed": len(outcome.failed),
     }
 
 
-def memory_embed_pending(*, older_than_seconds: int = 300) -> dict:
-    """Sweep up pending memories whose job was lost (worker down, queue purged)."""
-    cutoff = timezone.now() - timedelta(seconds=older_than_seconds)
-    ids = list(
-        Memory.objects.filter(embedding_status=EmbeddingStatus.PENDING, updated_at__lt=cutoff)
-        .order_by("updated_at").values_list("id", flat=True)[:1000]
-    )
-    if not ids:
-        return {"embedded": 0}
-    logger.info("embedding %d pending memories left behind", len(ids))
-    return memory_embed(memory_ids=ids)
+def _drain_slots() -> int:
+    return max(1, int(settings.Q_CLUSTER.get("workers") or 1))
+
+
+def enqueue_backlog_drains(*, count: int, grace_seconds: float = PENDING_GRACE_SECONDS) -> None:
+    from django_q.tasks import async_task
+
+    for _ in range(count):
+        async_task("memories.tasks.memory_embed_backlog", grace_seconds=grace_seconds,
+                   task_name="embed pending backlog", group="embedding", timeout=EMBED_TASK_TIMEOUT)
+
+
+def memory_embed_backlog(*, grace_seconds: float = PENDING_GRACE_SECONDS) -> dict:
+    """Embed memories left pending, for up to DRAIN_BUDGET_SECONDS; hand over if rows remain."""
+    batch = max(1, int(settings.SAM_EMBEDDING["BATCH_SIZE"])) * DRAIN_BATCH_BATCHES
+    outcome = _with_live_connection(lambda: services.memories_embed_backlog(
+        grace_seconds=grace_seconds, batch=batch, budget_seconds=DRAIN_BUDGET_SECONDS,
+        slots=_drain_slots()))
+    if outcome.embedded:
+        logger.info("embedded %d memories left pending", outcome.embedded)
+    if outcome.backlog_left:
+        # Keep draining without waiting for the next scheduler tick.
+        enqueue_backlog_drains(count=1, grace_seconds=grace_seconds)
+    return {"embedded": outcome.embedded, "batches": outcome.batches,
+            "backlog_left": outcome.backlog_left, "slot": outcome.slot}
+
+
+def memory_embed_pending() -> dict:
+    """Scheduled every minute: start one backlog drain per worker (extra ones exit at once)."""
+    slots = _drain_slots()
+    enqueue_backlog_drains(count=slots)
+    return {"drains": slots}
+
+
+def recover_on_worker_start(**kwargs) -> None:
+    """django-q2's post_spawn receiver: a new worker starts a drain of everything pending.
+
+    No grace here: when a worker (re)starts, jobs of the process it replaces are gone, and
+    a row whose job is still queued is merely embedded by whichever job locks it first.
+    """
+    from django_q.conf import Conf
+
+    if Conf.SYNC:
+        return  # tasks run inline: nothing is ever left in a queue
+    try:
+        _with_live_connection(lambda: enqueue_backlog_drains(count=1, grace_seconds=0))
+    except Exception:  # a worker must start even when the database is not there yet
+        logger.exception("could not enqueue the start-up embedding drain")
+    finally:
+        # The worker process keeps no connection opened before its first task.
+        connection.close()
+
+
+def idempotency_keys_prune() -> dict:
+    """Scheduled hourly: forget Idempotency-Key answers older than their lifetime."""
+    from governance import idempotency
+
+    return {"deleted": idempotency.keys_prune()}

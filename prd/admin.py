@@ -47,7 +47,8 @@ class PRDExecutionAdmin(ReadOnlyAdmin):
     list_display = ("__str__", "prd_ref", "space", "status", "progress_line", "event_count", "last_event_at",
                     "compacted_at")
     list_filter = ("status", ("space", VisibleSpaceFilter))
-    search_fields = ("=id", "prd_ref", "title")
+    # Not the title: it is sealed, so SQL cannot search it.
+    search_fields = ("=id", "prd_ref")
     list_select_related = ("space",)
     fields = ("id", "space", "prd_ref", "title", "prd_hash", "status", "progress_table", "summary",
               "summary_source", "compacted_at", "timeline", "decision_table", "run_table", "created_at",

@@ -116,7 +116,8 @@ class PRDExecution(models.Model):
     space = models.ForeignKey("memories.Space", on_delete=models.CASCADE, related_name="prd_executions")
     prd_ref = models.CharField(max_length=limits.PRD_REF[1], help_text="A file path or git SHA.")
     prd_hash = models.CharField(max_length=limits.PRD_HASH_MAX, blank=True, default="")
-    title = models.CharField(max_length=limits.TITLE_MAX, blank=True, default="")
+    # Free text, sealed like the rest; its length is checked by prd.services.
+    title = SealedTextField(blank=True, default="")
     status = models.CharField(max_length=16, choices=ExecutionStatus.choices,
                               default=ExecutionStatus.NOT_STARTED)
     # The PRD's requirements as last declared: [{id, title, hash}]. Sealed, like every
@@ -161,7 +162,8 @@ class PRDExecution(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.title or self.prd_ref
+        # Not the title, which is sealed: str() ends up in plaintext (admin log, messages).
+        return self.prd_ref
 
     def progress_counts(self) -> dict[str, int]:
         return {state: len(self.progress.get(state, [])) for state in STATES}

@@ -966,7 +966,9 @@ def chain_abandon(*, actor, chain_id: str, reason: str = "") -> ThinkingChain:
         raise _invalid("reason", f"Must be at most {limits.ABANDON_REASON_MAX} characters.")
     chain.status, chain.abandon_reason = ChainStatus.ABANDONED, cleaned
     chain.save(update_fields=["status", "abandon_reason", "updated_at"])
-    _audit("edit", actor=actor, space=chain.space, target=chain,
+    # The reason stays readable on the chain (sealed, gone with it); the append-only log
+    # keeps only its fingerprint, so the text does not outlive the chain.
+    _audit("edit", actor=actor, space=chain.space, target=chain, digest_text=True,
            before={"status": ChainStatus.ACTIVE}, after={"status": ChainStatus.ABANDONED, "reason": cleaned})
     _discard_if(outcome_of_mode)
     chain.redaction_report = report

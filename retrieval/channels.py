@@ -262,7 +262,8 @@ CANDIDATE_COLUMNS = (
 )
 
 
-SEALED_COLUMNS = {"title": "text", "summary": "text", "content": "text", "canonical_phrases": "json"}
+SEALED_COLUMNS = {"title": "text", "summary": "text", "content": "text", "canonical_phrases": "json",
+                  "source_ref": "text", "source_uri": "text"}
 
 
 def candidate_rows(ids: list[str], *, vector: str | None, tokens: dict[str, str]) -> list[dict[str, Any]]:

@@ -73,3 +73,20 @@ class LexemeStat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.lexeme}: {self.ndoc}"
+
+
+class RecallGeneration(models.Model):
+    """How many committed transactions have changed a space's memories.
+
+    Part of every cached recall's key: a database trigger on the memory table raises it
+    in the same transaction as the change (migration 0003), so once a restrict, delete,
+    archive or edit commits, every web process computes a new key and none can serve an
+    answer cached before it. A plain id rather than a foreign key: the trigger runs at
+    commit, when a deleted space's memories may already have taken the space with them.
+    """
+
+    space_id = models.BigIntegerField(primary_key=True)
+    generation = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"space {self.space_id}: generation {self.generation}"

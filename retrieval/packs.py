@@ -3,10 +3,11 @@
 Order is lost-in-the-middle aware: models attend best to the start and the end of a long
 context, so the strongest items go to the head and the tail and the weakest to the middle
 (ranks 1, 3, 5, …, 6, 4, 2). A short critical-facts block comes first. Budgets count real
-tokens (retrieval.tokens) of exactly the Markdown each item renders to, and trim whole
-items, weakest first. Nothing in a pack depends on the wall clock unless asked: generated_at
-is the request's as_of, or else the newest updated_at among the included memories, so the
-same store and inputs give byte-identical packs.
+tokens (retrieval.tokens) of the whole Markdown, heading and budget line included, which
+never exceeds the budget; whole items are trimmed, weakest first. Nothing in a pack
+depends on the wall clock unless asked: generated_at is the request's as_of, or else the
+newest updated_at among the included memories, so the same store and inputs give
+byte-identical packs.
 """
 
 from __future__ import annotations
@@ -63,28 +64,149 @@ class ContextPack:
     markdown: str
 
 
-def build_pack(result: RecallResult, *, pack_type: str, token_budget: int,
-               as_of: datetime | None = None) -> ContextPack:
-    ranked = list(result.items)
-    critical = sorted(
-        ranked, key=lambda i: ({"core": 0, "high": 1}.get(i.row["priority"], 2), -i.score, i.id)
-    )[:CRITICAL_FACTS]
-    header_tokens = sum(count_tokens(_fact_markdown(i)) for i in critical)
-    costs = {i.id: count_tokens(_item_markdown(0, i)) for i in ranked}
+# How much of the frame (title, summary and budget line) the Markdown keeps: a budget too
+# small for the whole frame drops the query from the summary, then the summary itself.
+FRAMES = ("full", "short", "title")
+SECTION_HEADINGS = {"critical": "## Critical facts\n", "items": "## Memories\n",
+                    "questions": "## Open questions\n"}
+# Rounds of re-rendering until the budget line states the count of the text it is in.
+USED_ROUNDS = 4
 
-    kept: list[RankedItem] = []
-    used = header_tokens
+
+@dataclass
+class _Selection:
+    """What one pack shows: the frame level, then critical facts, items (best first) and
+    open questions, each kept only while the whole Markdown fits the budget."""
+
+    frame: str
+    critical: list[RankedItem]
+    kept: list[RankedItem]
+    questions: list[dict[str, Any]]
+
+
+def _summary(kept: list[RankedItem], query_text: str, pack_type: str) -> str:
+    spaces = ", ".join(sorted({i.row["space_slug"] for i in kept})) or "no space"
+    return f"{len(kept)} memories from {spaces} for: {query_text[:200] or pack_type + ' context'}."
+
+
+def _question_markdown(question: dict[str, Any]) -> str:
+    return f"- {question['label']} ({', '.join(question['payload']['memory_ids'])})"
+
+
+def _generated_at(selection: _Selection, as_of: datetime | None) -> str | None:
+    included = selection.kept + selection.critical
+    newest = max((i.row["updated_at"] for i in included), default=None)
+    moment = as_of or newest
+    return _iso(moment) if moment else None
+
+
+def render_markdown(selection: _Selection, *, pack_type: str, summary: str, generated_at: str | None,
+                    used: int, target: int, trimmed: int) -> str:
+    """The Markdown of a selection, stating `used` of `target` tokens in its budget line."""
+    lines = [f"# Context pack ({pack_type})\n"]
+    if selection.frame != "title":
+        shown = summary if selection.frame == "full" else summary.split(" for: ")[0] + "."
+        lines.append(f"*{shown}*  \n"
+                     f"*generated {generated_at or 'n/a'} · {used}/{target} tokens · {trimmed} trimmed*\n")
+    if selection.critical:
+        lines.append(SECTION_HEADINGS["critical"])
+        lines.extend(_fact_markdown(i) for i in selection.critical)
+        lines.append("")
+    if selection.kept:
+        lines.append(SECTION_HEADINGS["items"])
+        ordered = lost_in_the_middle_order(selection.kept)
+        lines.extend(_item_markdown(number, item) for number, item in enumerate(ordered, start=1))
+    if selection.questions:
+        lines.append(SECTION_HEADINGS["questions"])
+        lines.extend(_question_markdown(q) for q in selection.questions)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _render_counted(selection: _Selection, *, result: RecallResult, pack_type: str, target: int,
+                    as_of: datetime | None) -> tuple[str, int]:
+    """(markdown, used): `used` is the token count of the whole Markdown, which states it.
+
+    The count is part of the text it counts, so render until the stated number is the
+    count. Should the number's own token length flip between two values, state the larger:
+    `used` is then an upper bound, never an understatement.
+    """
+    fixed = {"pack_type": pack_type, "target": target,
+             "summary": _summary(selection.kept, result.query_text, pack_type),
+             "generated_at": _generated_at(selection, as_of),
+             "trimmed": len(result.items) - len(selection.kept)}
+    used, seen = 0, 0
+    for _ in range(USED_ROUNDS):
+        markdown = render_markdown(selection, used=used, **fixed)
+        counted = count_tokens(markdown)
+        if counted == used:
+            return markdown, used
+        seen = max(seen, counted)
+        used = counted
+    markdown = render_markdown(selection, used=seen, **fixed)
+    return markdown, max(seen, count_tokens(markdown))
+
+
+def _select(result: RecallResult, critical: list[RankedItem], *, pack_type: str, token_budget: int,
+            as_of: datetime | None) -> tuple[_Selection, str, int]:
+    """Choose what fits: returns (selection, markdown, used) with used <= token_budget.
+
+    Costs of the parts add up (WordPiece splits on the newlines that join them), so a
+    greedy pass picks the parts; the whole text is then counted, and parts are dropped,
+    least important first, until it fits.
+    """
+    questions = [f for f in result.follow_ups if f["type"] == "clarify_conflict"]
+
+    def counted(selection: _Selection) -> tuple[str, int]:
+        return _render_counted(selection, result=result, pack_type=pack_type, target=token_budget,
+                               as_of=as_of)
+
+    frame = next((f for f in FRAMES if counted(_Selection(f, [], [], []))[1] <= token_budget), None)
+    if frame is None:
+        # Not even the title fits: an empty pack is the only one within the budget.
+        return _Selection("title", [], [], []), "", 0
+    used = counted(_Selection(frame, [], [], []))[1]
+    selection = _Selection(frame, [], [], [])
+
+    def admit(part: list, value: Any, cost: int, section: str) -> None:
+        nonlocal used
+        heading = 0 if part else count_tokens(SECTION_HEADINGS[section])
+        if used + heading + cost <= token_budget:
+            part.append(value)
+            used += heading + cost
+
+    for item in critical:
+        admit(selection.critical, item, count_tokens(_fact_markdown(item)), "critical")
     # Best first, so trimming starts with the weakest; an item too large for what is left
     # is skipped, and a smaller, weaker one may still fit after it.
-    for item in ranked:
-        if used + costs[item.id] <= token_budget:
-            kept.append(item)
-            used += costs[item.id]
-    trimmed = len(ranked) - len(kept)
+    for item in result.items:
+        admit(selection.kept, item, count_tokens(_item_markdown(len(result.items), item)), "items")
+    for question in questions:
+        admit(selection.questions, question, count_tokens(_question_markdown(question)), "questions")
+
+    markdown, used = counted(selection)
+    while used > token_budget:
+        # The frame's numbers and dates can cost a token more than estimated: drop the
+        # least important part left and count again.
+        for part in (selection.questions, selection.kept, selection.critical):
+            if part:
+                part.pop()
+                break
+        markdown, used = counted(selection)
+    return selection, markdown, used
+
+
+def build_pack(result: RecallResult, *, pack_type: str, token_budget: int,
+               as_of: datetime | None = None) -> ContextPack:
+    """Both renderings of one selection. The whole Markdown, frame, critical facts, items
+    and open questions, counts against `token_budget` and never exceeds it."""
+    ranked = list(result.items)
+    candidates = sorted(
+        ranked, key=lambda i: ({"core": 0, "high": 1}.get(i.row["priority"], 2), -i.score, i.id)
+    )[:CRITICAL_FACTS]
+    selection, markdown, used = _select(result, candidates, pack_type=pack_type,
+                                        token_budget=token_budget, as_of=as_of)
+    kept, critical = selection.kept, selection.critical
     ordered = lost_in_the_middle_order(kept)
-    included = {i.id for i in kept} | {i.id for i in critical}
-    newest = max((i.row["updated_at"] for i in ranked if i.id in included), default=None)
-    generated_at = _iso(as_of or newest) if (as_of or newest) else None
 
     items_json = [
         {
@@ -107,54 +229,29 @@ def build_pack(result: RecallResult, *, pack_type: str, token_budget: int,
                 "source": {"type": item.row["source_type"], "ref": item.row["source_ref"],
                            "uri": item.row["source_uri"]},
             },
-            "tokens": costs[item.id],
+            "tokens": count_tokens(_item_markdown(position, item)),
         }
         for position, item in enumerate(ordered, start=1)
     ]
-    summary = (
-        f"{len(kept)} memories from {', '.join(sorted({i.row['space_slug'] for i in kept})) or 'no space'}"
-        f" for: {result.query_text[:200] or pack_type + ' context'}."
-    )
     pack = {
         "query": result.query_text,
-        "generated_at": generated_at,
+        "generated_at": _generated_at(selection, as_of),
         "pack_type": pack_type,
-        "summary": summary,
+        "summary": _summary(kept, result.query_text, pack_type),
         "critical_facts": [
             {"id": i.id, "title": i.row["title"], "fact": i.row["summary"], "priority": i.row["priority"]}
             for i in critical
         ],
         "items": items_json,
-        "open_questions": [f for f in result.follow_ups if f["type"] == "clarify_conflict"],
-        "token_budget": {"target": token_budget, "used": used, "trimmed": trimmed,
+        "open_questions": selection.questions,
+        # used: tokens of the whole Markdown, which is what the budget bounds.
+        "token_budget": {"target": token_budget, "used": used, "trimmed": len(ranked) - len(kept),
                          "tokenizer": "all-MiniLM-L6-v2 WordPiece"},
         "source_mix": dict(sorted(Counter(i.row["source_type"] for i in kept).items())),
         "inclusion_reason": [{"id": i.id, "reason": i.rationale} for i in kept],
         "profile": result.profile.name,
     }
-    return ContextPack(json=pack, markdown=render_markdown(pack, critical, ordered))
-
-
-def render_markdown(pack: dict[str, Any], critical: list[RankedItem], ordered: list[RankedItem]) -> str:
-    budget = pack["token_budget"]
-    lines = [
-        f"# Context pack ({pack['pack_type']})\n",
-        f"*{pack['summary']}*  \n"
-        f"*generated {pack['generated_at'] or 'n/a'} · {budget['used']}/{budget['target']} tokens"
-        f" · {budget['trimmed']} trimmed*\n",
-    ]
-    if critical:
-        lines.append("## Critical facts\n")
-        lines.extend(_fact_markdown(i) for i in critical)
-        lines.append("")
-    if ordered:
-        lines.append("## Memories\n")
-        lines.extend(_item_markdown(number, item) for number, item in enumerate(ordered, start=1))
-    if pack["open_questions"]:
-        lines.append("## Open questions\n")
-        lines.extend(f"- {q['label']} ({', '.join(q['payload']['memory_ids'])})"
-                     for q in pack["open_questions"])
-    return "\n".join(lines).rstrip() + "\n"
+    return ContextPack(json=pack, markdown=markdown)
 
 
 def pack_json_bytes(pack: ContextPack) -> bytes:

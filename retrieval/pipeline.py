@@ -25,6 +25,7 @@ from memories.models import Space
 from retrieval import channels, explain, scoring
 from retrieval.channels import Filters, Scope
 from retrieval.context import RecallContext, build_query_text, contextual_cue
+from retrieval.models import RecallGeneration
 from samsite.api.errors import InvalidInput, NotFound
 
 QUERY_TYPES = ("semantic", "task", "topic", "recent", "timeline")
@@ -103,7 +104,7 @@ def _space_generation_key(space_id: int) -> str:
 
 
 def bump_space_generations(space_ids: list[int]) -> None:
-    """Invalidate cached recall results of these spaces (called when they change)."""
+    """Drop this process's cached recall results of these spaces (a write to them committed)."""
     for space_id in space_ids:
         key = _space_generation_key(space_id)
         if cache.add(key, 1, timeout=None) is False:
@@ -113,13 +114,28 @@ def bump_space_generations(space_ids: list[int]) -> None:
                 cache.set(key, 1, timeout=None)
 
 
-def _generations(space_ids: tuple[int, ...]) -> tuple[int, ...]:
-    found = cache.get_many([_space_generation_key(i) for i in space_ids])
-    return tuple(found.get(_space_generation_key(i), 0) for i in space_ids)
+def _generations(space_ids: tuple[int, ...]) -> tuple[str, ...]:
+    """Per space, "<committed>.<local>": the two generations a cached answer must match.
+
+    The committed one (retrieval.RecallGeneration, one indexed read) is raised by the
+    database in every transaction that changes the space's memories, so a change
+    committed by any process changes the key in all of them: the default cache is per
+    process, and a generation kept in it would reach only the process that wrote. The
+    local one is raised by memories_changed when a write of this process commits (also
+    for changes the test suite runs inside a transaction it never commits).
+    """
+    committed = dict(RecallGeneration.objects.filter(space_id__in=space_ids)
+                     .values_list("space_id", "generation"))
+    local = cache.get_many([_space_generation_key(i) for i in space_ids])
+    return tuple(f"{committed.get(i, 0)}.{local.get(_space_generation_key(i), 0)}" for i in space_ids)
 
 
 def embed_query(text: str) -> np.ndarray:
-    """The query's embedding, cached by the text's hash (seed 000 §7)."""
+    """The query's embedding, cached by the text's hash (seed 000 §7).
+
+    Per process is fine here: a vector depends on the model and the text only, never on
+    who asks or what they may see.
+    """
     from memories.embeddings.registry import get_provider
 
     provider = get_provider()
@@ -197,7 +213,7 @@ def recall(*, actor, request: RecallRequest, use_cache: bool = True) -> RecallRe
     if use_cache and scope.space_ids:
         generations = _generations(scope.space_ids)
         cache_key = "sam:recall:" + request.cache_key(getattr(actor, "pk", None), scope) + \
-            ":" + ",".join(map(str, generations))
+            ":" + ",".join(generations)
         hit = cache.get(cache_key)
         if hit is not None:
             hit.cached = True

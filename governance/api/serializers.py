@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from governance.modes import Mode
 from governance.roles import RESTRICTABLE_TO, Role
+from samsite.api.fields import JSONInputSerializer
 
 RESTRICT_CHOICES = [r.value for r in RESTRICTABLE_TO]
 
@@ -18,7 +19,7 @@ class MembershipOutputSerializer(serializers.Serializer):
     updated_at = serializers.DateTimeField()
 
 
-class MembershipInputSerializer(serializers.Serializer):
+class MembershipInputSerializer(JSONInputSerializer):
     user = serializers.CharField(required=False, help_text="A username")
     group = serializers.CharField(required=False, help_text="A group name")
     role = serializers.ChoiceField(choices=Role.choices)
@@ -29,15 +30,15 @@ class MembershipInputSerializer(serializers.Serializer):
         return attrs
 
 
-class RestrictedTagSerializer(serializers.Serializer):
+class RestrictedTagSerializer(JSONInputSerializer):
     tag = serializers.CharField(max_length=64)
     min_role = serializers.ChoiceField(choices=RESTRICT_CHOICES)
 
 
-class MemoryRestrictInputSerializer(serializers.Serializer):
+class MemoryRestrictInputSerializer(JSONInputSerializer):
     restricted_to = serializers.ChoiceField(choices=RESTRICT_CHOICES, allow_null=True)
     reason = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
 
 
-class ModeSerializer(serializers.Serializer):
+class ModeSerializer(JSONInputSerializer):
     mode = serializers.ChoiceField(choices=Mode.choices)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import Group
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,12 +14,9 @@ from governance.api import serializers as s
 from governance.models import RestrictedTag, SpaceMembership, UserMemorySettings
 from governance.modes import Mode
 from samsite.api.errors import NotFound
+from samsite.api.openapi import error_responses
 
-ERRORS = {
-    400: OpenApiResponse(description="Invalid input: {error: {code, message, fields}}"),
-    403: OpenApiResponse(description="Visible to you, but you may not change it"),
-    404: OpenApiResponse(description="Not found (or not visible to you)"),
-}
+ERRORS = error_responses(400, 401, 403, 404, e403="Visible to you, but you may not change it")
 
 
 def _principal(user: str | None, group: str | None) -> dict:
@@ -56,9 +53,15 @@ class SpaceMemberView(APIView):
     @extend_schema(responses={204: None, **ERRORS}, summary="Take a user's or group's role away")
     def delete(self, request: Request, slug: str, kind: str, name: str) -> Response:
         space = access.access_space(request.user, slug=slug, action="manage")
-        who = _principal(name if kind == "user" else None, name if kind == "group" else None)
+        # A name that is no user (or group) at all answers exactly like one that holds no
+        # role here: a space's manager must not learn from this which accounts exist.
+        not_a_member = NotFound(f"{kind} '{name}' holds no role in '{slug}'.")
+        try:
+            who = _principal(name if kind == "user" else None, name if kind == "group" else None)
+        except NotFound:
+            raise not_a_member from None
         if not services.membership_revoke(actor=request.user, space=space, **who):
-            raise NotFound(f"{kind} '{name}' holds no role in '{slug}'.")
+            raise not_a_member
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -91,7 +94,8 @@ class RestrictedTagView(APIView):
 
 class MemoryRestrictView(APIView):
     @extend_schema(request=s.MemoryRestrictInputSerializer,
-                   responses={200: s.MemoryRestrictInputSerializer, **ERRORS},
+                   responses={200: s.MemoryRestrictInputSerializer, **ERRORS,
+                              **error_responses(409, e409="The memory mode refuses writes now")},
                    summary="Restrict one memory to a role and above (null lifts it)")
     def post(self, request: Request, pk: str) -> Response:
         data = s.MemoryRestrictInputSerializer(data=request.data)
@@ -104,12 +108,12 @@ class MemoryRestrictView(APIView):
 
 
 class MyModeView(APIView):
-    @extend_schema(responses={200: s.ModeSerializer}, summary="Your own memory mode")
+    @extend_schema(responses={200: s.ModeSerializer, **error_responses(401)}, summary="Your own memory mode")
     def get(self, request: Request) -> Response:
         row = UserMemorySettings.objects.filter(user=request.user).first()
         return Response({"mode": row.mode if row else Mode.ASSIST})
 
-    @extend_schema(request=s.ModeSerializer, responses={200: s.ModeSerializer, 400: ERRORS[400]},
+    @extend_schema(request=s.ModeSerializer, responses={200: s.ModeSerializer, **error_responses(400, 401)},
                    summary="Set your own memory mode (applies on top of each space's mode)")
     def put(self, request: Request) -> Response:
         data = s.ModeSerializer(data=request.data)

@@ -30,6 +30,7 @@ LABELS: dict[str, frozenset[str]] = {
     "memory": frozenset({
         "version", "memory_type", "kind", "priority", "reliability", "importance",
         "confidence_score", "occurred_at", "decay_policy", "superseded_by", "archive_flag",
+        "visibility_rank",
     }),
     # PRD records: ids, numbers and types label the record; summaries, decisions, queries
     # and thoughts are text (the log itself keeps them, sealed, for as long as it lives).

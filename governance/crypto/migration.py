@@ -20,9 +20,10 @@ def _as_json(value: Any) -> Any:
 
 
 def seal_columns(schema_editor, *, table: str, columns: dict[str, str], space_sql: str,
-                 join: str = "", pk: str = "id") -> None:
+                 join: str = "", pk: str = "id", nullable: tuple[str, ...] = ()) -> None:
     """Replace each column of `table` by its sealed form. `columns` maps name -> "text"|"json";
-    `space_sql` selects the sealing space id of a row (NULL for the system key)."""
+    `space_sql` selects the sealing space id of a row (NULL for the system key). Columns
+    named in `nullable` keep NULL as NULL (and stay nullable)."""
     quote = schema_editor.quote_name
     with schema_editor.connection.cursor() as cursor:
         for column in columns:
@@ -37,7 +38,9 @@ def seal_columns(schema_editor, *, table: str, columns: dict[str, str], space_sq
                 sealed = []
                 for (column, kind), value in zip(columns.items(), values, strict=True):
                     context = f"{table}.{column}"
-                    if kind == "json":
+                    if value is None and column in nullable:
+                        sealed.append(None)
+                    elif kind == "json":
                         sealed.append(cipher.seal_json(space_id, _as_json(value), context=context))
                     else:
                         sealed.append(cipher.seal_text(space_id, value or "", context=context))
@@ -47,4 +50,41 @@ def seal_columns(schema_editor, *, table: str, columns: dict[str, str], space_sq
             cursor.execute(f"ALTER TABLE {quote(table)} DROP COLUMN {quote(column)}")
             cursor.execute(f"ALTER TABLE {quote(table)} RENAME COLUMN {quote(column + '__sealed')} "
                            f"TO {quote(column)}")
-            cursor.execute(f"ALTER TABLE {quote(table)} ALTER COLUMN {quote(column)} SET NOT NULL")
+            if column not in nullable:
+                cursor.execute(f"ALTER TABLE {quote(table)} ALTER COLUMN {quote(column)} SET NOT NULL")
+
+
+def open_columns(schema_editor, *, table: str, columns: dict[str, str], pk: str = "id",
+                 nullable: tuple[str, ...] = ()) -> None:
+    """The reverse of seal_columns: each sealed column of `table` back to plaintext.
+    `columns` maps name -> the SQL type to restore ("jsonb" values are JSON). Needs the
+    data keys: a value whose key was destroyed cannot be opened, and the reversal stops
+    with KeyDestroyed."""
+    quote = schema_editor.quote_name
+    with schema_editor.connection.cursor() as cursor:
+        for column, sql_type in columns.items():
+            cursor.execute(f"ALTER TABLE {quote(table)} ADD COLUMN {quote(column + '__plain')} {sql_type}")
+        names = ", ".join(quote(c) for c in columns)
+        cursor.execute(f"SELECT {quote(pk)}, {names} FROM {quote(table)}")
+        rows = cursor.fetchall()
+        assignments = ", ".join(f"{quote(c + '__plain')} = %s" for c in columns)
+        params = []
+        for row_pk, *values in rows:
+            opened = []
+            for (column, sql_type), value in zip(columns.items(), values, strict=True):
+                context = f"{table}.{column}"
+                if sql_type == "jsonb":
+                    value = cipher.open_json(value, context=context)
+                    opened.append(None if value is None else json.dumps(value))
+                else:
+                    opened.append(cipher.open_text(value, context=context))
+            params.append([*opened, row_pk])
+        for start in range(0, len(params), CHUNK):
+            cursor.executemany(f"UPDATE {quote(table)} SET {assignments} WHERE {quote(pk)} = %s",
+                               params[start:start + CHUNK])
+        for column in columns:
+            cursor.execute(f"ALTER TABLE {quote(table)} DROP COLUMN {quote(column)}")
+            cursor.execute(f"ALTER TABLE {quote(table)} RENAME COLUMN {quote(column + '__plain')} "
+                           f"TO {quote(column)}")
+            if column not in nullable:
+                cursor.execute(f"ALTER TABLE {quote(table)} ALTER COLUMN {quote(column)} SET NOT NULL")

@@ -69,6 +69,10 @@ _GERMANIC = (
     rf"(?:\b{_CAP}?(?i:{_JOINED_SUFFIX})|\b(?:{_CAP}[ \t]+){{1,3}}(?:{_SEPARATE_SUFFIX}))"
     rf"{_NUMBER_AFTER}{_TAIL}"
 )
+# Streets named after people join the name to the suffix with hyphens: "Karl-Marx-Allee 90",
+# "Friedrich-Ebert-Straße 12". Run only where such a suffix and a number occur (see find).
+_GERMANIC_HYPHENATED = rf"\b{_CAP}-(?i:{_JOINED_SUFFIX}){_NUMBER_AFTER}{_TAIL}"
+_HYPHENATED_HINT = re.compile(rf"-(?i:{_JOINED_SUFFIX})[ \t]+\d")
 _ROMANCE_PARTICLE = (
     r"(?:de la|de los|de las|del|de|la|las|los|el|da|do|dos|das|di|della|delle|dei|degli|du|des|le|les)"
 )
@@ -106,6 +110,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for rule, source in (
         ("street_english", _ENGLISH),
         ("street_germanic", _GERMANIC),
+        ("street_germanic_hyphenated", _GERMANIC_HYPHENATED),
         ("street_romance", _ROMANCE),
         ("street_french", _FRENCH),
         ("po_box", _PO_BOX),
@@ -115,7 +120,10 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 
 
 def find(scan: Scan) -> Iterator[Candidate]:
+    hyphenated = bool(_HYPHENATED_HINT.search(scan.text))
     for rule, pattern in _PATTERNS:
+        if rule == "street_germanic_hyphenated" and not hyphenated:
+            continue  # a cheap search spares the costlier pattern on almost every text
         for match in pattern.finditer(scan.text):
             start, end = match.span()
             end = start + len(match.group().rstrip(" \t,.-"))

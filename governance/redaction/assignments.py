@@ -40,6 +40,16 @@ _CLI_FLAG = re.compile(
     re.IGNORECASE,
 )
 # `docker login -p X`, `mysql -pX`: short flags that mean "password" only for these programs.
+# Prose that names what a credential is for before giving it: "wifi password for the office: …",
+# "Passwort für den Testnutzer: …", "mot de passe du routeur : …", "token for the push is …".
+_CREDENTIAL_FOR = re.compile(
+    r"\b(?:passwords?|passwort|kennwort|passphrase|passcode|pin|token|api[ \t-]?key|secret|"
+    r"mot[ \t]+de[ \t]+passe|contraseña|senha|wachtwoord)"
+    r"[ \t]+(?:for|of|to|on|at|für|zum|zur|vom|von|des|du|de|del|della|per|para|voor|van)\b"
+    r"[^\n:=]{1,40}?[ \t]*(?::|=|\bis\b|\bwas\b|\bist\b|\best\b|\bes\b|\bè\b|\bé\b)[ \t]*"
+    r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[^\s,;'\"`)}\]<>]+)",
+    re.IGNORECASE,
+)
 _LOGIN_SHORT_FLAG = re.compile(
     r"\b(?:(?:docker|podman|nerdctl|helm)(?:[ \t]+registry)?[ \t]+login\b[^\n]*?[ \t]-p[ \t]+"
     r"|\bmysql(?:dump|admin)?\b[^\n]*?[ \t]-p)(?P<value>[^\s\"']+)"
@@ -58,7 +68,7 @@ _NOT_A_SECRET_KEY = frozenset(
     "path file url uri endpoint header field rate policy version enabled enable required prefix "
     "format hint reset strength store provider regex pattern hash hasher hashed id ids env var label "
     "placeholder algorithm algo scope scopes audience issuer validator validators lifetime age class "
-    "backend manager source location dir csrf usage budget tokens input output validation "
+    "backend manager source location dir usage budget tokens input output validation "
     "rotation rotated created updated last form forms generator generators text help fallbacks "
     "fallback mixin class view field widget serializer validator checker".split()
 )
@@ -75,6 +85,11 @@ _CODE_WORDS = frozenset(
 )
 _CODE_REFERENCE = re.compile(r"^(?:os\.|process\.env|env\.|ENV\b|settings\.|config\.|self\.|this\.)")
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+# The pieces of a CamelCase name: "SetPassword", "HTTPBasicAuth" -> "Set", "Password"; "HTTP", …
+_CAMEL_PIECE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_VOWEL = re.compile(r"[aeiouy]", re.IGNORECASE)
+# Five consonants in a row: no English or German word part has them ("Angstschweiss" aside).
+_CONSONANT_RUN = re.compile(r"[b-df-hj-np-tv-xz]{5}", re.IGNORECASE)
 
 
 def find(scan: Scan) -> Iterator[Candidate]:
@@ -85,6 +100,11 @@ def find(scan: Scan) -> Iterator[Candidate]:
         op = match.group("op")
         prose_like = op in ("is", "was") or (op == ":" and not match.group("keyquote"))
         span = _value_span(match, "value", strict=prose_like)
+        if span:
+            yield Candidate("secret", *span, "assignment", PRIORITY)
+    for match in _CREDENTIAL_FOR.finditer(text):
+        # Prose: the value must look like a credential, as after "the password is".
+        span = _value_span(match, "value", strict=True)
         if span:
             yield Candidate("secret", *span, "assignment", PRIORITY)
     for pattern, rule in ((_AUTH_HEADER, "authorization_header"), (_BEARER, "bearer_token"),
@@ -153,7 +173,21 @@ def _is_code_identifier(value: str) -> bool:
     if not _IDENTIFIER.fullmatch(value) or any(ch.isdigit() for ch in value):
         return False
     camel_case = value[0].isupper() and any(ch.isupper() for ch in value[1:]) and "_" not in value
-    return "_" in value or "." in value or camel_case or value in _CODE_WORDS
+    if camel_case:
+        return _is_made_of_words(value)
+    return "_" in value or "." in value or value in _CODE_WORDS
+
+
+def _is_made_of_words(value: str) -> bool:
+    """`SetPasswordMixin`, `HTTPBasicAuth`: every piece is a pronounceable word or a short acronym.
+    A random letters-only password has mixed case too (`ZhgcmMaeSIFiit`), but pieces such as
+    "Zhgcm" that no language spells."""
+    for piece in _CAMEL_PIECE.findall(value):
+        if piece.isupper() and len(piece) <= 5:
+            continue  # an acronym: HTTP, DB, URL
+        if len(piece) < 2 or not _VOWEL.search(piece) or _CONSONANT_RUN.search(piece):
+            return False
+    return True
 
 
 def _looks_like_credential(value: str) -> bool:

@@ -10,11 +10,12 @@ from .scan import Scan
 
 PRIORITY = 90
 
-# Local part: word characters (any script) joined by . + % - and inner apostrophes (o'connor).
+# Local part: word characters (any script) joined by . + % - and inner apostrophes (o'connor),
+# and a bracketed tag after a part, as in the addresses of GitHub apps ("…+renovate[bot]@…").
 # It may not start after another local-part character, so "x.bob@" is matched whole, not as "bob@".
 _EMAIL = re.compile(
     r"(?<![\w.+%-])"
-    r"[\w+%-]+(?:[.'’][\w+%-]+)*"
+    r"[\w+%-]+(?:\[[^\W\d_]+\])?(?:[.'’][\w+%-]+(?:\[[^\W\d_]+\])?)*"
     r"@"
     r"(?:[^\W_](?:[\w-]*[^\W_])?\.)+[^\W\d_]{2,24}"
     r"(?![\w-]|\.[^\W_])"

@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from . import addresses, assignments, emails, entropy, identifiers, key_formats, names, phones
 from .findings import PLACEHOLDERS, Candidate, Redacted
+from .normalise import normalise
 from .scan import Scan, Spans
 
 Recognizer = Callable[[Scan], Iterator[Candidate]]
@@ -49,6 +50,9 @@ def redact_text(
     must survive, e.g. "@sam-bot", "acct_42". public_figures: names that must survive, e.g.
     "Linus Torvalds". Returns the redacted text and the findings, sorted by start, whose offsets
     index `text`. Deterministic and idempotent: placeholders are never detected again.
+
+    Detection reads `text` NFKC-normalised, without zero-width characters and bidi controls
+    (see normalise.py); the returned text is `text` itself with each finding's span replaced.
     """
     chosen = _detect(text, allowlist=allowlist, public_figures=public_figures)
     # Idempotence by construction: a replacement can change what its neighbours look like (a key
@@ -74,10 +78,18 @@ def _collapse_links(text: str) -> str:
 
 
 def _detect(text: str, *, allowlist: Collection[str], public_figures: Collection[str]) -> list[Candidate]:
-    scan = Scan(text)
+    """The findings in `text`, with offsets into `text` (detection itself reads the normalised copy)."""
+    normalised = normalise(text)
+    scan = Scan(normalised.text)
     candidates = [c for recognize in RECOGNIZERS for c in recognize(scan) if _in_scope(scan, c)]
-    candidates = _without_allowed(text, candidates, allowlist=allowlist, public_figures=public_figures)
-    return _resolve_overlaps(candidates)
+    candidates = _without_allowed(scan.text, candidates, allowlist=allowlist, public_figures=public_figures)
+    chosen = _resolve_overlaps(candidates)
+    if normalised.identity:
+        return chosen
+    mapped = [replace(c, start=start, end=end) for c in chosen
+              for start, end in (normalised.to_original(c.start, c.end),)]
+    # Two findings that end and start inside one normalised group ("ﬁ" read as "fi") now overlap.
+    return _resolve_overlaps(mapped)
 
 
 def _to_original(found: list[Candidate], chosen: list[Candidate]) -> list[Candidate]:

@@ -4,8 +4,9 @@ A token counts as random when its characters are spread evenly (Shannon entropy)
 character classes keep switching (random base62 switches between upper, lower and digit on
 ~60% of neighbouring pairs; identifiers such as `getUserById2` on ~20%). Without a nearby word
 such as "token" or "key" the bar is high, so hashes, ULIDs and identifiers survive; with one it
-is lower. Shapes that are random by design but public (git SHAs and other hex digests, UUIDs,
-ULIDs, SRI hashes, SSH public keys, certificates, base64 data URIs) are skipped.
+is lower. Shapes that are random by design but public (git SHAs and other hex digests, also after
+a readable name as in cache keys, UUIDs, ULIDs, SRI hashes, SSH public keys, certificates, base64
+data URIs) are skipped.
 """
 
 from __future__ import annotations
@@ -34,6 +35,14 @@ _PUBLIC_PREFIX = re.compile(
     r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+$"
 )
 _DIGEST_PREFIX = re.compile(r"(?:sha\d+|md5)[-:]", re.IGNORECASE)
+# A name, then a digest: cache keys and content-addressed files ("deps-<sha256>",
+# "node-modules-Linux-x64-<sha256>", "app.3f2a…e1.js"). The prefix is made of short readable parts;
+# a secret's own prefix ("key-<hex>", "sk-<hex>") does not make it public.
+_NAMED_DIGEST = re.compile(r"(?P<prefix>(?:[A-Za-z0-9.]{1,16}[-_.])+)(?:[0-9a-f]{40,}|[0-9A-F]{40,})")
+_SECRET_PREFIX_PART = frozenset(
+    "key keys secret secrets token tokens sk pk rk api apikey pat auth access private password pass pwd "
+    "session sess cred creds credential credentials bearer".split()
+)
 _PUBLIC_BLOCK = re.compile(
     r"-----BEGIN (?:CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|PGP PUBLIC KEY BLOCK|CERTIFICATE REQUEST)-----"
     r".*?(?:-----END [A-Z ]+-----|\Z)",
@@ -58,7 +67,16 @@ def find(scan: Scan) -> Iterator[Candidate]:
 
 
 def _is_public_shape(token: str) -> bool:
-    return bool(_HEX.fullmatch(token) or _ULID.fullmatch(token) or _DIGEST_PREFIX.match(token))
+    return bool(_HEX.fullmatch(token) or _ULID.fullmatch(token) or _DIGEST_PREFIX.match(token)
+                or _is_named_digest(token))
+
+
+def _is_named_digest(token: str) -> bool:
+    match = _NAMED_DIGEST.fullmatch(token)
+    if not match:
+        return False
+    parts = re.split(r"[-_.]", match.group("prefix").lower())
+    return not any(part in _SECRET_PREFIX_PART for part in parts)
 
 
 def _is_made_of_words(token: str) -> bool:

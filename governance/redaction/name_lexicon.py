@@ -89,6 +89,38 @@ WEAK_FIRST_NAMES = frozenset(
     """.split()
 )
 
+# Companies and consumer brands whose name, right before capitalised words, makes them a product
+# ("Adobe Acrobat Reader", "Samsung Galaxy", "Nintendo Switch"); tech brands are in TECH_WORDS.
+MAKERS = frozenset(
+    """
+    adobe samsung sony nintendo tesla logitech dell lenovo hp asus acer intel amd nvidia ibm cisco
+    canon nikon philips bosch xiaomi huawei oneplus motorola nokia panasonic toyota honda ford bmw
+    audi volkswagen mercedes porsche ferrari ikea nike adidas disney netflix spotify uber airbnb
+    atlassian jetbrains mozilla dropbox xbox playstation kindle pixel surface galaxy iphone ipad
+    macbook airpods garmin fitbit gopro bose dyson lego marvel pixar warner paramount universal
+    """.split()
+)
+
+# Nationalities, which start breed and product names ("German Shepherd", "Siberian Husky") and
+# never a private person's full name.
+DEMONYMS = frozenset(
+    """
+    german french english american british irish scottish welsh australian canadian mexican brazilian
+    argentinian spanish portuguese italian swiss austrian dutch belgian danish swedish norwegian finnish
+    icelandic russian polish czech hungarian greek turkish persian egyptian chinese japanese korean
+    thai siberian alaskan bernese tibetan afghan
+    """.split()
+)
+
+# Last words of dog breeds that are not also common surnames ("Shepherd" and "Pointer" are).
+BREED_WORDS = frozenset(
+    """
+    retriever retrievers terrier terriers spaniel spaniels collie collies bulldog bulldogs poodle
+    poodles husky huskies setter setters hound hounds pinscher schnauzer sheepdog mastiff malamute
+    beagle dachshund chihuahua labradoodle doodle
+    """.split()
+)
+
 TITLES = frozenset(
     "mr mrs ms miss mx dr prof professor sir dame herr frau mme mlle madame monsieur sr sra srta señor "
     "señora don doña sig dott dottssa ing".split()

@@ -5,8 +5,8 @@ that is vouched for by one of:
 - a title before it ("Dr. Okonkwo", "Frau Katharina Vogel"): one word is enough;
 - a cue before it ("my name is", "contact", "ask", "from", "Reviewed-by:", "Owner:"), a signature
   position (the line after "Thanks,"), or an email in angle brackets after it: two words;
-- the words themselves: a known first name followed by a surname-like word, or an unknown word
-  followed by a known surname.
+- the words themselves: a known first name followed by a surname-like word, an unknown word
+  followed by a known surname, or three or more known name words ending with a surname.
 Words that are tech or product names ("Django", "Redis Cluster", "Visual Studio"), common words
 in six languages, CamelCase identifiers and anything in backticks end a run, so "Ray Serve" and
 "Jenkins Pipeline" survive. A lone first name is not a full name and survives ("ask Anna").
@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from . import name_lexicon as lexicon
+from . import public_names
 from .findings import Candidate
 from .scan import Scan
 
@@ -57,6 +58,29 @@ _EVERYDAY_ENDINGS = ("tion", "sion", "ment", "ness", "ical", "able", "ible", "ou
 _TITLES_WITHOUT_DOT = frozenset({"herr", "frau", "sir", "dame", "madame", "monsieur"})
 _NEVER_IN_NAMES = lexicon.TECH_WORDS | lexicon.NEVER_NAME_WORDS
 _EMAIL_AFTER = re.compile(r"\s*<[^<>\s@]+@[^<>\s]+>")
+# "the", "a", "our" … right before a capitalised phrase: English puts none before a person's name.
+_DETERMINER_BEFORE = re.compile(r"(?<![\w'’])(?:the|a|an|my|our|your|their|this|that|these|those)[ \t]+$",
+                                re.IGNORECASE)
+_PREVIOUS_WORD = re.compile(r"(?<![\w'’-])([^\W\d_]+)[ \t]+$")
+# Tech words that are also everyday verbs say nothing about what follows ("Make Anna Weber owner").
+_BRANDS = (lexicon.TECH_WORDS | lexicon.MAKERS) - frozenset(
+    "make run serve route render fetch express apply remix cluster pipeline actions functions cloud "
+    "edge next black code visual studio solid foundation instant material segment square stitch "
+    "census relay glue beam storm arrow spring salt chef puppet vault consul nomad".split())
+# Lowercase nouns that follow the name of a work, a star or a breed, not of a private person.
+# Plurals that are also verbs ("Maria Gonzalez books the room", "shows the demo") count only when
+# no object follows them ("Harry Potter books are …", "… jokes, again").
+_WORK_NOUN_AFTER = re.compile(
+    r"(?:['’]s)?[ \t]+(?:"
+    r"(?:book|novel|series|film|movie|movies|trilogy|franchise|saga|universe|album|albums|song|songs|"
+    r"single|track|lyrics|concert|concerts|tour|ticket|tickets|show|episode|episodes|season|fans|"
+    r"soundtrack|musical|fan|fandom|cosplay|costume|costumes|poster|posters|merch|meme|memes|joke|"
+    r"quote|biography|documentary|biopic|playlist|podcast|game|marathon|puppy|puppies|dog|breed|"
+    r"cat|kitten|methodology|method|principle|principles|framework|approach|handbook|cookbook)\b"
+    r"|(?:books|novels|films|tracks|shows|jokes|quotes|games|dogs|cats|tours|seasons|singles)\b"
+    r"(?=[ \t]*(?:[.,;:!?)]|$|(?:are|were|is|was|and|or|on|in|at|from|of|for|by|with|that)\b)))",
+    re.MULTILINE,
+)
 
 
 @dataclass
@@ -140,8 +164,14 @@ def _is_capitalised_name_word(word: str) -> bool:
 
 
 def _adjacent(text: str, left: _Word, right: _Word) -> bool:
-    """Separated by spaces only (one line, no punctuation but a title's or initial's full stop)."""
+    """Separated by spaces only (one line, no punctuation but a title's full stop).
+
+    An initial keeps its full stop inside the word ("J."), so a full stop after any other word
+    ends a sentence, and a name never runs across it ("Yeah, Caroline. Totally agree.").
+    """
     gap = text[left.end:right.start]
+    if "." in gap and left.kind != "title":
+        return False
     return 0 < len(gap) <= 3 and gap.strip(" .") == "" and "\n" not in gap and gap.count(".") <= 1
 
 
@@ -168,21 +198,59 @@ def _accept(scan: Scan, run: list[_Word], *, titled: bool) -> tuple[int, int] | 
     span = (run[0].start, run[-1].end)
     if titled:
         return span
-    before = scan.line_before(run[0].start)
-    if len(core) == 1:
-        if _SELF_INTRODUCTION.search(before) and core[0].first:
-            return span
-        return None
-    head, second = core[0], core[1]
-    if head.common:
-        return None
-    if _CUE.search(before) or _is_signature(scan, run) or _EMAIL_AFTER.match(scan.text, span[1]):
-        return span
-    if head.first:
-        return span
-    if (head.weak_first or head.unknown) and second.last and len(head.text) >= 3:
+    # The public-name checks are the costlier ones, so they only run on a run that is vouched for.
+    if _vouched_for(scan, run, core) and not _not_a_private_person(scan, run, core):
         return span
     return None
+
+
+def _vouched_for(scan: Scan, run: list[_Word], core: list[_Word]) -> bool:
+    before = scan.line_before(run[0].start)
+    if len(core) == 1:
+        return bool(_SELF_INTRODUCTION.search(before)) and core[0].first
+    head, second = core[0], core[1]
+    if head.common:
+        return False
+    if _CUE.search(before) or _is_signature(scan, run) or _EMAIL_AFTER.match(scan.text, run[-1].end):
+        return True
+    if head.first:
+        return True
+    if len(core) >= 3 and core[-1].last and all(_is_plain_name_word(w) for w in core):
+        # "Mei Lin Chen": romanised given names are often listed only as surnames, but three known
+        # name words in a row, none of them an everyday word ("Read Martin Fowler"), are a name.
+        return True
+    return (head.weak_first or head.unknown) and second.last and len(head.text) >= 3
+
+
+def _is_plain_name_word(word: _Word) -> bool:
+    """A known first name or surname that is not also an everyday word ("Read", "Will", "Page")."""
+    return (word.first or word.last) and word.text.casefold() not in lexicon.common_words()
+
+
+def _not_a_private_person(scan: Scan, run: list[_Word], core: list[_Word]) -> bool:
+    """A public figure, a work, a breed or a product rather than somebody's name:
+
+    - two or more of its words, in order, are a phrase of public_names ("Ed Sheeran", "Iron Man");
+    - an article or possessive right before it ("the Lean Startup", "our German Shepherd");
+    - a brand right before it ("Adobe Acrobat Reader");
+    - a noun right after it that people put after works, stars and breeds ("Harry Potter books",
+      "Frank Ocean album", "Border Collie puppy");
+    - it starts with a nationality ("German Shepherd", "Siberian Husky") or ends with a breed word
+      ("Golden Retriever", "Yorkshire Terrier").
+    """
+    keys = [w.text.casefold() for w in run]
+    for size in range(2, min(len(keys), public_names.MAX_WORDS) + 1):
+        if any(" ".join(keys[i:i + size]) in public_names.PHRASES for i in range(len(keys) - size + 1)):
+            return True
+    before = scan.line_before(run[0].start, 40)
+    if _DETERMINER_BEFORE.search(before):
+        return True
+    previous = _PREVIOUS_WORD.search(before)
+    if previous and previous.group(1)[0].isupper() and previous.group(1).casefold() in _BRANDS:
+        return True
+    if _WORK_NOUN_AFTER.match(scan.text, run[-1].end):
+        return True
+    return core[0].text.casefold() in lexicon.DEMONYMS or core[-1].text.casefold() in lexicon.BREED_WORDS
 
 
 def _is_signature(scan: Scan, run: list[_Word]) -> bool:

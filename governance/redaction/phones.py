@@ -4,10 +4,23 @@ A fast regex picks out digit runs with at least 7 digits; libphonenumber's Phone
 (leniency VALID) then decides on a window around each one. Region US reads international
 numbers (+49 …, 0044 … needs a European region) and North American national numbers; national
 numbers of other countries only parse with their own region, so windows that start with a trunk
-0, or follow a word such as "phone", "Tel." or "Handy", are also tried with NATIONAL_REGIONS.
+0, or follow a word such as "phone", "Tel." or "Handy" (right before, or up to three words before:
+"Numero del corriere: …"), or have such a word in the clause after them ("… is my mobile"), are
+also tried with NATIONAL_REGIONS.
 Running the matcher over the whole text once per region would cost ~2.5 ms per region per 4 KB.
 Leniency VALID rejects dates, versions, IP addresses and digit runs that only have a phone's
 length, such as order numbers and timestamps.
+
+libphonenumber also rejects numbers that are shaped like phones but not assigned (a North
+American area code nobody uses yet, `(375) 555-0142`), and those are still someone's number in
+a note. So a North American number written the way people write phones (grouped 3-3-4 with
+separators, NANP's first digits) is a phone on its shape alone when it has parentheses around the
+area code or a `+1` in front, and otherwise when a phone word ("call", "mobile", "fax", "office
+line", "reach me") comes earlier in the line or later in the same clause; an international
+number (`+CC` and 7–14 more digits) that libphonenumber rejects is a phone next to such a word.
+A digit run glued by a hyphen to a code (`INV-2024-000381`, `375-555-0142-A`) or right after a
+word that names another kind of number (order, invoice, ISBN, SKU, serial, tracking, build …) is
+never a phone.
 """
 
 from __future__ import annotations
@@ -32,22 +45,79 @@ _CANDIDATE = re.compile(
     r"(?<![\w+])\+?\(?\d[\d \t./()–-]{5,24}\d(?:[ \t]*(?:ext\.?|x|#)[ \t]*\d{1,5})?(?![\w])"
 )
 # Words that say "a phone number follows", in the languages of NATIONAL_REGIONS.
-_CUE_BEFORE = re.compile(
-    r"(?:phone|tel|telephone|téléphone|telefon|telefono|teléfono|mobile|mobil|handy|cell|portable|"
-    r"móvil|cellulare|whatsapp|sms|fax|call|ring|text|number|numéro|número|nummer|rückruf)\b\W{0,6}$",
-    re.IGNORECASE,
+_CUE_WORDS = (
+    r"phone|tel|telephone|téléphone|telefon|telefono|teléfono|telefoon|telefonnummer|rufnummer|"
+    r"handynummer|mobilnummer|mobile|mobil|mobiel|handy|cell|celular|telemóvel|portable|móvil|cellulare|"
+    r"whatsapp|sms|fax|call|ring|text|number|numéro|número|numero|nummer|rückruf"
 )
+_CUE_BEFORE = re.compile(rf"(?:{_CUE_WORDS})\b\W{{0,6}}$", re.IGNORECASE)
+# A cue word with up to three words between it and the number: "Numero del corriere: …",
+# "cellulare è …", "Número de la oficina: …". Only where no other kind of number is named in that
+# stretch ("Numero di serie: …", "number of the invoice: …").
+_CUE_EARLIER = re.compile(rf"\b(?:{_CUE_WORDS})\b(?:[ \t]+[^\W\d_]+){{1,3}}\W{{0,6}}$", re.IGNORECASE)
 # Digit runs that are never phone numbers: dates, decimals, versions ("6.8.0-1015").
 _NOT_A_PHONE = re.compile(r"\d{1,4}([./-])\d{1,2}\1\d{1,4}|\d+\.\d+|\d+(?:\.\d+){2,}(?:[-+][\w.]+)?")
+_EXTENSION = r"(?:[ \t]*(?:ext\.?|x|#)[ \t]*\d{1,5})?"
+# "(375) 555-0142", "+1 375 555 0142", "1-375-555-0142", "212.736.3100": NANP area code and
+# exchange start with 2-9; the groups are separated (a bare 10-digit run is left to the library).
+_NANP = re.compile(
+    r"(?P<country>\+?1[ \t.-]?)?(?:(?P<paren>\([2-9]\d{2}\)[ \t]?)|[2-9]\d{2}(?P<sep>[ \t.-]))"
+    rf"[2-9]\d{{2}}[ \t.-]\d{{4}}{_EXTENSION}"
+)
+# "+44 7700 900123", "+49 (0)30 1234 5678": a country code and groups of digits.
+_INTERNATIONAL = re.compile(rf"\+[1-9]\d{{0,2}}(?:[ \t.-]?\(?\d{{1,5}}\)?){{2,6}}{_EXTENSION}")
+# A phone word earlier in the line, not necessarily right before the number ("call the front
+# desk at …"). Stricter than _CUE_BEFORE: "number" alone and "text" alone are too common here.
+_PHONE_CONTEXT = re.compile(
+    r"\b(?:phones?|tel|telephone|mobile|mobil|cell(?:phone)?|call(?:ed|ing)?|ring|texts?|texting|fax|"
+    r"whatsapp|sms|signal|hotline|(?:office|direct|support|main|land|help|phone)[ \t]?line|"
+    r"(?:phone|contact|mobile|cell|my|her|his|their|our|new)[ \t]+(?:number|no\.?|#)|"
+    r"reach (?:me|us|him|her|them)|"
+    r"téléphone|telefon|telefono|teléfono|handy|portable|móvil|cellulare|numéro|número|nummer)\b",
+    re.IGNORECASE,
+)
+# Words naming a number that is not a phone, right before it ("Order number 375-555-0142-A").
+_OTHER_NUMBER_WORDS = (
+    r"orders?|invoices?|inv|isbn(?:-1[03])?|issn|ean|upc|gtin|sku|serial|s/n|sn|tracking|parcel|"
+    r"shipment|part|model|build|version|release|ticket|case|ref(?:erence)?|receipt|transaction|batch|lot|"
+    r"patent|doi|iban|routing|swift|bic|po|purchase order|confirmation|booking|voucher|coupon|"
+    r"license|licence|serie|série|pedido|ordine|fattura|factura|facture|rechnung|bestellung"
+)
+_OTHER_NUMBER_BEFORE = re.compile(
+    rf"\b(?:{_OTHER_NUMBER_WORDS})"
+    r"(?:[ \t]*(?:number|no\.?|nr\.?|num|id|code|#))?[ \t]*(?:is|was|:|#|=)?[ \t]*$",
+    re.IGNORECASE,
+)
+_OTHER_NUMBER_WORD = re.compile(rf"\b(?:{_OTHER_NUMBER_WORDS})\b", re.IGNORECASE)
+# The clause after a number, up to a sentence's end: "+44 7700 900123 is the on-call phone".
+_CLAUSE_AFTER = re.compile(r"[^.;!?]*")
+# A hyphen glues the digits to a code: "INV-2024-000381", "SN-4471-2290-8813", "375-555-0142-A".
+_GLUED_BEFORE = re.compile(r"\w-$")
+_GLUED_AFTER = re.compile(r"-\w")
+# A country code the matcher left out when it read the rest as another country's number.
+_COUNTRY_PREFIX = re.compile(r"\+?\d{1,3}[ \t.-]*\(?")
 
 
 def find(scan: Scan) -> Iterator[Candidate]:
     text = scan.text
     for window in _CANDIDATE.finditer(text):
         raw = window.group()
-        if sum(ch.isdigit() for ch in raw) < 7 or _NOT_A_PHONE.fullmatch(raw.strip()):
+        if sum(ch.isdigit() for ch in raw) < 7:
             continue
-        cued = bool(_CUE_BEFORE.search(scan.line_before(window.start(), 30)))
+        before = scan.line_before(window.start(), 40)
+        if (_GLUED_BEFORE.search(before) or _GLUED_AFTER.match(text, window.end())
+                or _OTHER_NUMBER_BEFORE.search(before)):
+            continue
+        # A phone word in the same clause after the number counts like one before it.
+        after = _CLAUSE_AFTER.match(scan.line_after(window.end(), 40)).group()
+        context_after = bool(_PHONE_CONTEXT.search(after))
+        shape = _by_shape(raw, context=context_after or bool(_PHONE_CONTEXT.search(before)))
+        if shape:
+            yield Candidate("phone", window.start(), window.start() + shape, "phone_shape", PRIORITY)
+            continue
+        if _NOT_A_PHONE.fullmatch(raw.strip()):
+            continue
+        cued = context_after or _is_cued(scan.line_before(window.start(), 40))
         if raw.startswith("00"):
             regions: tuple[str, ...] = ("GB",)  # "00" dials abroad from GB as from most of Europe
         elif cued or raw.lstrip("(").startswith("0"):
@@ -55,7 +125,31 @@ def find(scan: Scan) -> Iterator[Candidate]:
         else:
             regions = (DEFAULT_REGION,)
         for start, end in _matches(text, *window.span(), regions):
+            # "+1 (375) 555-0142" read as a number of another country: keep the "+1" with it.
+            if _COUNTRY_PREFIX.fullmatch(text, window.start(), start):
+                start = window.start()
             yield Candidate("phone", start, end, "phonenumbers", PRIORITY)
+
+
+def _is_cued(before: str) -> bool:
+    """A phone word right before the number, or a few words before it with no other kind of
+    number named in between."""
+    if _CUE_BEFORE.search(before[-30:]):
+        return True
+    earlier = _CUE_EARLIER.search(before)
+    return bool(earlier) and not _OTHER_NUMBER_WORD.search(before, earlier.start() + 1)
+
+
+def _by_shape(raw: str, *, context: bool) -> int:
+    """The length of the phone that starts `raw` by its shape alone (see the module docstring), or 0."""
+    nanp = _NANP.match(raw)
+    if nanp and (nanp.group("paren") or nanp.group("country") or context):
+        return nanp.end()
+    if context:
+        international = _INTERNATIONAL.match(raw)
+        if international and 8 <= sum(ch.isdigit() for ch in international.group()) <= 15:
+            return international.end()
+    return 0
 
 
 def _matches(text: str, start: int, end: int, regions: tuple[str, ...]) -> list[tuple[int, int]]:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from governance.modes import Mode, Retention
 from governance.roles import role_for_rank
+from memories import limits
 from memories.embeddings.registry import configured_model_name
+from memories.entry import known_kinds
 from memories.models import (
     DecayType,
     EmbeddingStatus,
@@ -18,6 +23,20 @@ from memories.models import (
     SourceType,
     SpaceKind,
 )
+from samsite.api.fields import (
+    BoundedJSONObjectField,
+    EntryTextField,
+    JSONInputSerializer,
+    QueryParamsSerializer,
+    RFC3339DateTimeField,
+)
+from samsite.api.parsers import MAX_JSON_DEPTH
+
+# Largest metadata object a memory carries, as JSON text: room for any annotation,
+# small enough that redaction, hashing and version diffs stay cheap.
+METADATA_BYTES_MAX = 64_000
+# The built-in kinds and SAM_EXTRA_KINDS: the service refuses any other, so the schema lists them.
+MEMORY_KINDS = list(known_kinds())
 
 # --- spaces ---------------------------------------------------------------------------
 
@@ -44,7 +63,7 @@ class DeletionReceiptSerializer(serializers.Serializer):
     digest = serializers.CharField(help_text="SHA-256 of the receipt's other fields")
 
 
-class SpaceSettingsSerializer(serializers.Serializer):
+class SpaceSettingsSerializer(JSONInputSerializer):
     mode = serializers.ChoiceField(choices=Mode.choices, required=False)
     retention_days = serializers.ChoiceField(choices=Retention.choices, allow_null=True,
                                              required=False, help_text="7, 30, 90 or null (forever)")
@@ -68,10 +87,11 @@ class SpaceUpdateInputSerializer(SpaceSettingsSerializer):
 
 # --- memory parts ---------------------------------------------------------------------
 
-class MemorySourceSerializer(serializers.Serializer):
+class MemorySourceSerializer(JSONInputSerializer):
     type = serializers.ChoiceField(choices=SourceType.choices, default=SourceType.USER)
-    ref = serializers.CharField(max_length=200, default="api")
-    uri = serializers.CharField(max_length=500, allow_null=True, allow_blank=True, default=None)
+    ref = serializers.CharField(max_length=limits.SOURCE_REF[1], default="api")
+    uri = serializers.CharField(max_length=limits.SOURCE_URI_MAX, allow_null=True, allow_blank=True,
+                                default=None)
 
 
 class MemorySourceOutputSerializer(serializers.Serializer):
@@ -80,24 +100,30 @@ class MemorySourceOutputSerializer(serializers.Serializer):
     uri = serializers.CharField(source="source_uri", allow_null=True)
 
 
-class ContextWindowSerializer(serializers.Serializer):
-    applies_to = serializers.ListField(child=serializers.CharField(max_length=120), default=list)
-    excludes = serializers.ListField(child=serializers.CharField(max_length=120), default=list)
+class ContextWindowSerializer(JSONInputSerializer):
+    applies_to = serializers.ListField(child=serializers.CharField(max_length=120), default=list,
+                                       max_length=limits.CONTEXT_WINDOW_ITEMS_MAX)
+    excludes = serializers.ListField(child=serializers.CharField(max_length=120), default=list,
+                                     max_length=limits.CONTEXT_WINDOW_ITEMS_MAX)
 
 
-class DecayPolicySerializer(serializers.Serializer):
+class DecayPolicySerializer(JSONInputSerializer):
     type = serializers.ChoiceField(choices=DecayType.choices, default=DecayType.EXPONENTIAL)
-    half_life_days = serializers.IntegerField(default=90)
-    min_confidence = serializers.FloatField(default=0.4)
+    half_life_days = serializers.IntegerField(default=90, min_value=limits.HALF_LIFE_DAYS[0],
+                                              max_value=limits.HALF_LIFE_DAYS[1])
+    min_confidence = serializers.FloatField(default=0.4, min_value=0, max_value=1)
 
 
-class TrainingExampleSerializer(serializers.Serializer):
-    id = serializers.CharField(required=False, allow_blank=True)
-    user = serializers.CharField()
-    assistant = serializers.CharField()
-    assertions = serializers.ListField(child=serializers.CharField(), default=list)
-    last_tested_at = serializers.DateTimeField(allow_null=True, default=None)
-    pass_rate = serializers.FloatField(default=0.0)
+class TrainingExampleSerializer(JSONInputSerializer):
+    id = EntryTextField(required=False, allow_blank=True, min_visible=limits.TRAINING_ID[0],
+                        max_length=limits.TRAINING_ID[1])
+    user = EntryTextField(min_visible=limits.TRAINING_USER[0], max_length=limits.TRAINING_USER[1])
+    assistant = EntryTextField(min_visible=limits.TRAINING_ASSISTANT[0],
+                               max_length=limits.TRAINING_ASSISTANT[1])
+    assertions = serializers.ListField(child=serializers.CharField(), default=list,
+                                       max_length=limits.TRAINING_ASSERTIONS_MAX)
+    last_tested_at = RFC3339DateTimeField(allow_null=True, default=None)
+    pass_rate = serializers.FloatField(default=0.0, min_value=0, max_value=1)
 
 
 class EmbeddingRefSerializer(serializers.Serializer):
@@ -164,38 +190,61 @@ class MemoryOutputSerializer(serializers.Serializer):
         return role_for_rank(memory.visibility_rank)
 
 
-class SecurityContextSerializer(serializers.Serializer):
+class SecurityContextSerializer(JSONInputSerializer):
     allowlist = serializers.ListField(
         child=serializers.CharField(max_length=200), max_length=200, default=list,
         help_text="Usernames and account ids redaction keeps for this request",
     )
 
 
-class MemoryFieldsInputSerializer(serializers.Serializer):
+# SAM's entry limits (memories/limits.py); the service checks the minimums after normalising.
+TITLE_RULES = {"min_visible": limits.TITLE[0], "max_length": limits.TITLE[1]}
+CONTENT_RULES = {"min_visible": limits.CONTENT[0], "max_length": limits.CONTENT[1], "trim_whitespace": False}
+
+
+class MemoryFieldsInputSerializer(JSONInputSerializer):
     """Every editable field, all optional; subclasses say what is required."""
 
     security_context = SecurityContextSerializer(required=False)
 
-    title = serializers.CharField(required=False)
-    content = serializers.CharField(required=False, trim_whitespace=False)
-    summary = serializers.CharField(required=False, allow_blank=True)
-    canonical_phrases = serializers.ListField(
-        child=serializers.CharField(allow_blank=True), required=False
+    title = EntryTextField(required=False, **TITLE_RULES)
+    content = EntryTextField(required=False, **CONTENT_RULES)
+    summary = EntryTextField(
+        required=False, allow_blank=True, min_visible=limits.SUMMARY[0], max_length=limits.SUMMARY[1],
+        help_text=f"{limits.SUMMARY[0]} to {limits.SUMMARY[1]} characters; empty: SAM suggests one.",
     )
-    tags = serializers.ListField(child=serializers.CharField(allow_blank=True), required=False)
+    canonical_phrases = serializers.ListField(
+        child=EntryTextField(allow_blank=True, min_visible=limits.PHRASE[0], max_length=limits.PHRASE[1]),
+        required=False, max_length=limits.PHRASES_COUNT[1],
+    )
+    tags = serializers.ListField(
+        child=EntryTextField(allow_blank=True, min_visible=limits.TAG[0], max_length=limits.TAG[1]),
+        required=False, max_length=limits.TAGS_COUNT[1],
+    )
     memory_type = serializers.ChoiceField(choices=MemoryType.choices, required=False)
-    kind = serializers.CharField(required=False, max_length=40)
+    kind = serializers.ChoiceField(choices=MEMORY_KINDS, required=False)
+
     priority = serializers.ChoiceField(choices=Priority.choices, required=False)
     reliability = serializers.ChoiceField(choices=Reliability.choices, required=False)
     importance = serializers.FloatField(required=False, min_value=0, max_value=1)
     confidence_score = serializers.FloatField(required=False, min_value=0, max_value=1)
     source = MemorySourceSerializer(required=False)
-    occurred_at = serializers.DateTimeField(required=False, allow_null=True)
+    occurred_at = RFC3339DateTimeField(required=False, allow_null=True)
     context_window = ContextWindowSerializer(required=False)
     decay_policy = DecayPolicySerializer(required=False)
-    metadata = serializers.DictField(required=False)
-    training_examples = TrainingExampleSerializer(many=True, required=False)
+    metadata = BoundedJSONObjectField(
+        required=False, max_bytes=METADATA_BYTES_MAX,
+        help_text=f"Free-form JSON object: at most {METADATA_BYTES_MAX} bytes as JSON and "
+                  f"{MAX_JSON_DEPTH} levels deep.",
+    )
+    training_examples = TrainingExampleSerializer(many=True, required=False,
+                                                  max_length=limits.TRAINING_EXAMPLES_MAX)
     superseded_by = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # SAM_EXTRA_KINDS as it is now, not as it was when this module was imported.
+        self.fields["kind"].choices = known_kinds()
 
 
 class MemoryCreateInputSerializer(MemoryFieldsInputSerializer):
@@ -204,8 +253,8 @@ class MemoryCreateInputSerializer(MemoryFieldsInputSerializer):
         r"^[A-Za-z0-9_-]{8,40}$", required=False,
         help_text="Optional stable id (8-40 letters, digits, _ or -); SAM makes mem_<ulid> if absent.",
     )
-    title = serializers.CharField()
-    content = serializers.CharField(trim_whitespace=False)
+    title = EntryTextField(**TITLE_RULES)
+    content = EntryTextField(**CONTENT_RULES)
 
 
 class MemoryUpdateInputSerializer(MemoryFieldsInputSerializer):
@@ -227,11 +276,11 @@ class MemoryWriteOutputSerializer(serializers.Serializer):
     persisted = serializers.BooleanField(help_text="False when an incognito mode kept nothing")
 
 
-class MemoryReasonInputSerializer(serializers.Serializer):
+class MemoryReasonInputSerializer(JSONInputSerializer):
     reason = serializers.CharField(required=False, allow_blank=True, max_length=500, default="")
 
 
-class MemoryListQuerySerializer(serializers.Serializer):
+class MemoryListQuerySerializer(QueryParamsSerializer):
     space = serializers.CharField(required=False, help_text="Space slug; comma-separated for several.")
     memory_type = serializers.ChoiceField(choices=MemoryType.choices, required=False)
     kind = serializers.CharField(required=False)
@@ -244,8 +293,8 @@ class MemoryListQuerySerializer(serializers.Serializer):
     embedding_status = serializers.ChoiceField(choices=EmbeddingStatus.choices, required=False)
     text = serializers.CharField(required=False, max_length=500,
                                  help_text="Full-text query (web-search syntax) or a memory id.")
-    updated_after = serializers.DateTimeField(required=False)
-    updated_before = serializers.DateTimeField(required=False)
+    updated_after = RFC3339DateTimeField(required=False)
+    updated_before = RFC3339DateTimeField(required=False)
 
 
 class MemoryVersionListSerializer(serializers.ListSerializer):
@@ -292,17 +341,23 @@ class MemoryVersionOutputSerializer(serializers.Serializer):
         return super().to_representation(instance)
 
 
-class MemoryVersionRestoreInputSerializer(serializers.Serializer):
+class MemoryVersionRestoreInputSerializer(JSONInputSerializer):
     version = serializers.IntegerField(
         min_value=1, required=False,
         help_text="The memory's current version, to guard against concurrent edits (409).",
     )
 
 
-class MemoryBulkInputSerializer(serializers.Serializer):
-    items = serializers.ListField(
+@extend_schema_field(MemoryCreateInputSerializer(many=True))
+class BulkItemsField(serializers.ListField):
+    """Rows are checked one by one in the view (each gets its own errors), so the field takes
+    any objects; the schema documents each row as a memory create body."""
+
+
+class MemoryBulkInputSerializer(JSONInputSerializer):
+    items = BulkItemsField(
         child=serializers.DictField(), min_length=1, max_length=settings.SAM_BULK_MAX_ITEMS,
-        help_text="Memory objects in the create shape.",
+        help_text=f"1 to {settings.SAM_BULK_MAX_ITEMS} memory objects in the create shape.",
     )
     atomic = serializers.BooleanField(
         default=False, help_text="When true, nothing is written unless every row is valid."
@@ -329,7 +384,7 @@ class MemoryBulkOutputSerializer(serializers.Serializer):
 
 # --- curation -------------------------------------------------------------------------
 
-class MemoryMergeInputSerializer(serializers.Serializer):
+class MemoryMergeInputSerializer(JSONInputSerializer):
     sources = serializers.ListField(child=serializers.CharField(max_length=64), min_length=1, max_length=50,
                                     help_text="Memories to merge into this one (same space).")
     version = serializers.IntegerField(min_value=1, help_text="The version of this memory you merge into.")
@@ -347,7 +402,7 @@ class MemoryMergeOutputSerializer(MemoryWriteOutputSerializer):
         help_text="Phrases, tags and training examples over the entry's limits (kept in the sources).")
 
 
-class MemoryConflictResolveInputSerializer(serializers.Serializer):
+class MemoryConflictResolveInputSerializer(JSONInputSerializer):
     other = serializers.CharField(max_length=64,
                                   help_text="The other memory of the conflict (recall's conflict.with).")
     keep = serializers.ChoiceField(choices=["this", "other"])

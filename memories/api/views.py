@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -20,15 +21,20 @@ from governance import retention
 from governance.modes import WriteOutcome
 from memories import curation, selectors, services
 from memories.api import serializers as s
+from memories.api.idempotency import HEADER_PARAMETER, idempotent
 from memories.schema import MEMORY_ENTRY_SCHEMA
 from samsite.api.errors import NotFound
 from samsite.api.exceptions import error_body, flatten_errors
+from samsite.api.openapi import error_responses
 from samsite.api.pagination import StandardPagination
 
-ERRORS = {
-    400: OpenApiResponse(description="Invalid input: {error: {code, message, fields}}"),
-    404: OpenApiResponse(description="Not found (or not visible to you)"),
-}
+ERRORS = error_responses(400, 401, 404)
+# Writes: 409 when the memory mode refuses writes now (paused, off), or the state clashes.
+WRITE_ERRORS = {**ERRORS, **error_responses(
+    403, 409, e409="The memory mode refuses writes (mode_refuses_writes), or the write clashes with "
+              "what is stored (conflict, version_conflict with error.current_version)")}
+# Lists: 404 for a page past the last one.
+LIST_ERRORS = error_responses(400, 401, 404, e404="Page past the last one")
 
 
 def _write_answer(memory, *, changelog=(), suggested=(), code=status.HTTP_200_OK) -> Response:
@@ -43,18 +49,52 @@ def _write_answer(memory, *, changelog=(), suggested=(), code=status.HTTP_200_OK
     return Response(body, status=code if persisted else status.HTTP_200_OK)
 
 
+def _keep_created(response: Response) -> dict[str, Any] | None:
+    """What a create replay needs: the id and the reports, not the memory's text."""
+    if response.status_code != status.HTTP_201_CREATED or not response.data.get("persisted"):
+        return None
+    return {"memory_id": response.data["memory"]["id"],
+            "suggested_fields": list(response.data["suggested_fields"]),
+            "redaction_report": list(response.data["redaction_report"]),
+            "changelog_diff": list(response.data["changelog_diff"])}
+
+
+def _replay_created(request: Request, answer: dict[str, Any]) -> Response:
+    # Through the normal read path: the replay shows the memory as the caller may see it now.
+    memory = selectors.memory_get(actor=request.user, memory_id=answer["memory_id"])
+    memory.redaction_report = answer["redaction_report"]
+    return _write_answer(memory, changelog=answer["changelog_diff"],
+                         suggested=answer["suggested_fields"], code=status.HTTP_201_CREATED)
+
+
+def _keep_bulk(response: Response) -> dict[str, Any] | None:
+    """A bulk answer holds ids, counts, errors and redaction positions: kept as it is."""
+    results = response.data.get("results") or []
+    if not any(row.get("ok") and row.get("persisted") for row in results):
+        return None
+    return json.loads(json.dumps(response.data))
+
+
+def _replay_bulk(request: Request, answer: dict[str, Any]) -> Response:
+    return Response(answer)
+
+
 class SpaceViewSet(viewsets.ViewSet):
     lookup_field = "slug"
     lookup_value_regex = r"[-a-zA-Z0-9_]+"
+    pagination_class = StandardPagination  # what drf-spectacular reads to document the list envelope
 
-    @extend_schema(responses=s.SpaceOutputSerializer(many=True), summary="List spaces")
+    @extend_schema(responses={200: s.SpaceOutputSerializer(many=True), **LIST_ERRORS}, summary="List spaces")
     def list(self, request: Request) -> Response:
-        paginator = StandardPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(selectors.space_list(actor=request.user), request, view=self)
         return paginator.get_paginated_response(s.SpaceOutputSerializer(page, many=True).data)
 
     @extend_schema(request=s.SpaceCreateInputSerializer,
-                   responses={201: s.SpaceOutputSerializer, **ERRORS}, summary="Create a space")
+                   responses={201: s.SpaceOutputSerializer, **ERRORS,
+                              **error_responses(409, 429, e409="The slug is taken",
+                                                e429="Too many unavailable slugs tried lately")},
+                   summary="Create a space")
     def create(self, request: Request) -> Response:
         data = s.SpaceCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -66,19 +106,21 @@ class SpaceViewSet(viewsets.ViewSet):
         return Response(s.SpaceOutputSerializer(selectors.space_get(actor=request.user, slug=slug)).data)
 
     @extend_schema(request=s.SpaceUpdateInputSerializer,
-                   responses={200: s.SpaceOutputSerializer, **ERRORS}, summary="Edit a space")
+                   responses={200: s.SpaceOutputSerializer, **ERRORS, **error_responses(403)},
+                   summary="Edit a space")
     def partial_update(self, request: Request, slug: str) -> Response:
         data = s.SpaceUpdateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         space = services.space_update(actor=request.user, slug=slug, changes=data.validated_data)
         return Response(s.SpaceOutputSerializer(space).data)
 
-    @extend_schema(responses={200: s.DeletionReceiptSerializer, **ERRORS},
+    @extend_schema(responses={200: s.DeletionReceiptSerializer, **ERRORS, **error_responses(403)},
                    summary="Delete a space, its memories and its data keys (owners)")
     def destroy(self, request: Request, slug: str) -> Response:
         return Response(retention.space_delete(actor=request.user, slug=slug))
 
-    @extend_schema(request=None, responses={200: s.DeletionReceiptSerializer, **ERRORS},
+    @extend_schema(request=None, responses={200: s.DeletionReceiptSerializer, **ERRORS,
+                                            **error_responses(403)},
                    summary="Forget everything in a user space and return a deletion receipt")
     @action(detail=True, methods=["post"])
     def forget(self, request: Request, slug: str) -> Response:
@@ -87,10 +129,11 @@ class SpaceViewSet(viewsets.ViewSet):
 
 class MemoryViewSet(viewsets.ViewSet):
     lookup_value_regex = r"[A-Za-z0-9_-]+"
+    pagination_class = StandardPagination  # what drf-spectacular reads to document the list envelope
 
     @extend_schema(
         parameters=[s.MemoryListQuerySerializer],
-        responses={200: s.MemoryOutputSerializer(many=True), 400: ERRORS[400]},
+        responses={200: s.MemoryOutputSerializer(many=True), **LIST_ERRORS},
         summary="List memories",
         description="Active memories by default; `archived=true` or `any` to include archived ones.",
     )
@@ -112,15 +155,19 @@ class MemoryViewSet(viewsets.ViewSet):
             updated_before=q.get("updated_before"),
         )
         queryset = selectors.memory_list(actor=request.user, filters=filters)
-        paginator = StandardPagination()
+        paginator = self.pagination_class()
         page = selectors.hide_unseen_links(paginator.paginate_queryset(queryset, request, view=self),
                                            actor=request.user)
         return paginator.get_paginated_response(s.MemoryOutputSerializer(page, many=True).data)
 
     @extend_schema(request=s.MemoryCreateInputSerializer,
-                   responses={201: s.MemoryWriteOutputSerializer, 409: OpenApiResponse(
-                       description="A memory with that id exists"), **ERRORS},
+                   responses={201: s.MemoryWriteOutputSerializer,
+                              200: OpenApiResponse(s.MemoryWriteOutputSerializer,
+                                                   description="Incognito: nothing kept (persisted false)"),
+                              **WRITE_ERRORS},
+                   parameters=[HEADER_PARAMETER],
                    summary="Create a memory")
+    @idempotent("memories.create", keep=_keep_created, replay=_replay_created)
     def create(self, request: Request) -> Response:
         data = s.MemoryCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -143,9 +190,7 @@ class MemoryViewSet(viewsets.ViewSet):
 
     @extend_schema(
         request=s.MemoryUpdateInputSerializer,
-        responses={200: s.MemoryWriteOutputSerializer,
-                   409: OpenApiResponse(description="Stale version; see error.current_version"),
-                   **ERRORS},
+        responses={200: s.MemoryWriteOutputSerializer, **WRITE_ERRORS},
         summary="Edit a memory (names the version it edits)",
     )
     def partial_update(self, request: Request, pk: str) -> Response:
@@ -160,13 +205,13 @@ class MemoryViewSet(viewsets.ViewSet):
         )
         return _write_answer(memory, changelog=changelog)
 
-    @extend_schema(responses={204: None, **ERRORS}, summary="Delete a memory for good")
+    @extend_schema(responses={204: None, **WRITE_ERRORS}, summary="Delete a memory for good")
     def destroy(self, request: Request, pk: str) -> Response:
         services.memory_delete(actor=request.user, memory_id=pk)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(request=s.MemoryReasonInputSerializer,
-                   responses={200: s.MemoryWriteOutputSerializer, **ERRORS},
+                   responses={200: s.MemoryWriteOutputSerializer, **WRITE_ERRORS},
                    summary="Archive a memory (soft, restorable)")
     @action(detail=True, methods=["post"])
     def archive(self, request: Request, pk: str) -> Response:
@@ -178,7 +223,7 @@ class MemoryViewSet(viewsets.ViewSet):
         return _write_answer(memory, changelog=changelog)
 
     @extend_schema(request=s.MemoryReasonInputSerializer,
-                   responses={200: s.MemoryWriteOutputSerializer, **ERRORS},
+                   responses={200: s.MemoryWriteOutputSerializer, **WRITE_ERRORS},
                    summary="Restore an archived memory")
     @action(detail=True, methods=["post"])
     def restore(self, request: Request, pk: str) -> Response:
@@ -191,7 +236,7 @@ class MemoryViewSet(viewsets.ViewSet):
 
     @extend_schema(responses={200: s.MemoryVersionOutputSerializer(many=True), **ERRORS},
                    summary="A memory's versions, newest first")
-    @action(detail=True, methods=["get"], url_path="versions")
+    @action(detail=True, methods=["get"], url_path="versions", pagination_class=None)
     def versions(self, request: Request, pk: str) -> Response:
         versions = selectors.memory_version_list(actor=request.user, memory_id=pk)
         return Response(s.MemoryVersionOutputSerializer(versions, many=True,
@@ -209,8 +254,7 @@ class MemoryViewSet(viewsets.ViewSet):
     @extend_schema(
         parameters=[OpenApiParameter("version", int, OpenApiParameter.PATH)],
         request=s.MemoryVersionRestoreInputSerializer,
-        responses={200: s.MemoryWriteOutputSerializer, 409: OpenApiResponse(description="Stale version"),
-                   **ERRORS},
+        responses={200: s.MemoryWriteOutputSerializer, **WRITE_ERRORS},
         summary="Restore a version (the restore is a new version)",
     )
     @action(detail=True, methods=["post"], url_path=r"versions/(?P<version>[0-9]+)/restore")
@@ -225,8 +269,7 @@ class MemoryViewSet(viewsets.ViewSet):
 
     @extend_schema(
         request=s.MemoryMergeInputSerializer,
-        responses={200: s.MemoryMergeOutputSerializer, 409: OpenApiResponse(description="Stale version"),
-                   **ERRORS},
+        responses={200: s.MemoryMergeOutputSerializer, **WRITE_ERRORS},
         summary="Merge other memories into this one (curators)",
         description="The sources are marked superseded by this memory and archived; this memory gains "
                     "the union of their phrases, tags and training examples, and any title, content or "
@@ -247,7 +290,7 @@ class MemoryViewSet(viewsets.ViewSet):
 
     @extend_schema(
         request=s.MemoryConflictResolveInputSerializer,
-        responses={200: s.MemoryConflictResolveOutputSerializer, **ERRORS},
+        responses={200: s.MemoryConflictResolveOutputSerializer, **WRITE_ERRORS},
         summary="Resolve a conflict recall flagged: keep one memory, supersede and archive the other",
     )
     @action(detail=True, methods=["post"], url_path="resolve-conflict")
@@ -263,10 +306,14 @@ class MemoryViewSet(viewsets.ViewSet):
     @extend_schema(
         request=s.MemoryBulkInputSerializer,
         responses={201: s.MemoryBulkOutputSerializer, 200: s.MemoryBulkOutputSerializer,
-                   400: OpenApiResponse(description="atomic and some rows invalid: nothing written")},
+                   **error_responses(400, 401, 409,
+                                     e400="Invalid body, or atomic and some rows invalid: nothing written",
+                                     e409="Idempotency-Key reused with another body")},
+        parameters=[HEADER_PARAMETER],
         summary="Create up to 1000 memories, with per-row errors",
     )
     @action(detail=False, methods=["post"])
+    @idempotent("memories.bulk", keep=_keep_bulk, replay=_replay_bulk)
     def bulk(self, request: Request) -> Response:
         data = s.MemoryBulkInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

@@ -12,6 +12,8 @@ from prd import limits
 from prd.learnings import Learning
 from prd.models import ChainStatus, EventType, ExecutionStatus, PRDDecision, PRDEvent
 from prd.selectors import ResumeContext
+from samsite.api.fields import BoundedJSONObjectField, JSONInputSerializer, QueryParamsSerializer
+from samsite.api.parsers import MAX_JSON_DEPTH
 
 
 def _optional_text(max_length: int, **kwargs: Any) -> serializers.CharField:
@@ -24,14 +26,14 @@ def _optional_id(max_length: int = 40) -> serializers.CharField:
 
 # --- executions: input ----------------------------------------------------------------
 
-class PRDRequirementSerializer(serializers.Serializer):
+class PRDRequirementSerializer(JSONInputSerializer):
     id = serializers.CharField(max_length=limits.REQUIREMENT_ID[1])
     title = _optional_text(limits.REQUIREMENT_TITLE_MAX, default="")
     hash = _optional_text(limits.PRD_HASH_MAX, default="",
                           help_text="Content hash of this requirement's text")
 
 
-class PRDExecutionStartInputSerializer(serializers.Serializer):
+class PRDExecutionStartInputSerializer(JSONInputSerializer):
     space = serializers.SlugField(max_length=80)
     prd_ref = serializers.CharField(max_length=limits.PRD_REF[1], help_text="A file path or git SHA")
     title = _optional_text(limits.TITLE_MAX)
@@ -44,19 +46,21 @@ class PRDExecutionStartInputSerializer(serializers.Serializer):
     agent_id = _optional_text(limits.AGENT_ID_MAX, default="")
 
 
-class PRDExecutionListQuerySerializer(serializers.Serializer):
+class PRDExecutionListQuerySerializer(QueryParamsSerializer):
     space = serializers.CharField(required=False, help_text="Comma-separated space slugs")
     status = serializers.ChoiceField(choices=ExecutionStatus.choices, required=False)
     prd_ref = serializers.CharField(required=False, max_length=limits.PRD_REF[1])
 
 
-class PRDEventInputSerializer(serializers.Serializer):
+class PRDEventInputSerializer(JSONInputSerializer):
     type = serializers.ChoiceField(choices=EventType.choices)
     summary = serializers.CharField(max_length=limits.EVENT_SUMMARY[1])
     requirement_id = _optional_text(limits.REQUIREMENT_ID[1], default="")
-    detail = serializers.DictField(required=False, default=dict,
-                                   help_text="Structured payload; for decision_made: {decision, reason, "
-                                             "alternatives}")
+    detail = BoundedJSONObjectField(
+        required=False, default=dict, max_bytes=limits.EVENT_DETAIL_BYTES_MAX,
+        help_text="Structured payload; for decision_made: {decision, reason, alternatives}. At most "
+                  f"{limits.EVENT_DETAIL_BYTES_MAX} bytes as JSON and {MAX_JSON_DEPTH} levels deep.",
+    )
     agent_id = _optional_text(limits.AGENT_ID_MAX, default="")
     thinking_chain = _optional_id()
     resolves = serializers.CharField(required=False, allow_null=True, allow_blank=True, max_length=40,
@@ -68,13 +72,13 @@ class PRDEventInputSerializer(serializers.Serializer):
     )
 
 
-class PRDEventListQuerySerializer(serializers.Serializer):
+class PRDEventListQuerySerializer(QueryParamsSerializer):
     type = serializers.ChoiceField(choices=EventType.choices, required=False)
     requirement_id = serializers.CharField(required=False, max_length=limits.REQUIREMENT_ID[1])
     after_sequence = serializers.IntegerField(required=False, min_value=0)
 
 
-class PRDDecisionInputSerializer(serializers.Serializer):
+class PRDDecisionInputSerializer(JSONInputSerializer):
     decision = serializers.CharField(max_length=limits.DECISION[1])
     reason = _optional_text(limits.REASON_MAX, default="")
     alternatives = serializers.ListField(child=serializers.CharField(max_length=limits.ALTERNATIVE_MAX),
@@ -87,11 +91,11 @@ class PRDDecisionInputSerializer(serializers.Serializer):
                                             max_length=limits.IDEMPOTENCY_KEY_MAX)
 
 
-class PRDStatusInputSerializer(serializers.Serializer):
+class PRDStatusInputSerializer(JSONInputSerializer):
     status = serializers.ChoiceField(choices=ExecutionStatus.choices)
 
 
-class PRDContextQuerySerializer(serializers.Serializer):
+class PRDContextQuerySerializer(QueryParamsSerializer):
     event_limit = serializers.IntegerField(required=False, min_value=0,
                                            max_value=limits.CONTEXT_EVENT_LIMIT_MAX,
                                            default=limits.CONTEXT_EVENT_LIMIT_DEFAULT)
@@ -345,20 +349,20 @@ class ThinkingChainOutputSerializer(serializers.Serializer):
         help_text="On a start, a thought or an abandon: [{path, kind, pattern, start, end}] per redaction")
 
 
-class ThinkingChainStartInputSerializer(serializers.Serializer):
+class ThinkingChainStartInputSerializer(JSONInputSerializer):
     space = serializers.SlugField(max_length=80)
     query = serializers.CharField(max_length=limits.CHAIN_QUERY[1], help_text="What started the chain")
     agent_id = _optional_text(limits.AGENT_ID_MAX, default="")
     execution = _optional_id()
 
 
-class ThinkingChainListQuerySerializer(serializers.Serializer):
+class ThinkingChainListQuerySerializer(QueryParamsSerializer):
     space = serializers.CharField(required=False, help_text="Comma-separated space slugs")
     status = serializers.ChoiceField(choices=ChainStatus.choices, required=False)
     execution = serializers.CharField(required=False, max_length=40)
 
 
-class ThoughtInputSerializer(serializers.Serializer):
+class ThoughtInputSerializer(JSONInputSerializer):
     content = serializers.CharField(max_length=limits.THOUGHT[1])
     number = serializers.IntegerField(required=False, allow_null=True, min_value=1,
                                       help_text="The number you expect this thought to get (409 if stale)")
@@ -370,11 +374,11 @@ class ThoughtInputSerializer(serializers.Serializer):
                                            help_text="The thought a new branch grows from")
 
 
-class ThinkingChainAbandonInputSerializer(serializers.Serializer):
+class ThinkingChainAbandonInputSerializer(JSONInputSerializer):
     reason = _optional_text(limits.ABANDON_REASON_MAX, default="")
 
 
-class ThinkingChainRecallInputSerializer(serializers.Serializer):
+class ThinkingChainRecallInputSerializer(JSONInputSerializer):
     query = serializers.CharField(max_length=limits.CHAIN_QUERY[1])
     spaces = serializers.ListField(child=serializers.SlugField(max_length=80), required=False, default=list)
     k = serializers.IntegerField(required=False, min_value=1, max_value=limits.RECALL_K_MAX,

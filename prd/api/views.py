@@ -4,7 +4,7 @@ output serializer."""
 from __future__ import annotations
 
 from django.core.cache import cache
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -14,15 +14,14 @@ from prd import limits, selectors, services
 from prd.api import serializers as s
 from prd.models import ChainStatus
 from prd.thoughts import ThoughtInput
+from samsite.api.openapi import error_responses
 from samsite.api.pagination import StandardPagination
 
-ERRORS = {
-    400: OpenApiResponse(description="Invalid input: {error: {code, message, fields}}"),
-    404: OpenApiResponse(description="Not found (or not visible to you)"),
-}
-CONFLICT = {
-    409: OpenApiResponse(description="Does not fit the current state: {error: {code, message, fields}}"),
-}
+ERRORS = error_responses(400, 401, 404)
+# Lists: 404 for a page past the last one.
+LIST_ERRORS = error_responses(400, 401, 404, e404="Not found, or a page past the last one")
+CONFLICT = error_responses(
+    403, 409, e409="Does not fit the current state, or the memory mode refuses writes now")
 
 
 def _slugs(value: str | None) -> list[str]:
@@ -39,9 +38,10 @@ def _append_answer(result: services.AppendResult) -> Response:
 
 class PRDExecutionViewSet(viewsets.ViewSet):
     lookup_value_regex = r"[A-Za-z0-9_]+"
+    pagination_class = StandardPagination  # what drf-spectacular reads to document the list envelope
 
     @extend_schema(parameters=[s.PRDExecutionListQuerySerializer],
-                   responses={200: s.PRDExecutionOutputSerializer(many=True), 400: ERRORS[400]},
+                   responses={200: s.PRDExecutionOutputSerializer(many=True), **LIST_ERRORS},
                    summary="List PRD executions")
     def list(self, request: Request) -> Response:
         query = s.PRDExecutionListQuerySerializer(data=request.query_params)
@@ -49,7 +49,7 @@ class PRDExecutionViewSet(viewsets.ViewSet):
         q = query.validated_data
         filters = selectors.ExecutionFilters(spaces=_slugs(q.get("space")), status=q.get("status"),
                                              prd_ref=q.get("prd_ref"))
-        paginator = StandardPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(selectors.execution_list(actor=request.user, filters=filters),
                                            request, view=self)
         return paginator.get_paginated_response(s.PRDExecutionOutputSerializer(page, many=True).data)
@@ -57,7 +57,7 @@ class PRDExecutionViewSet(viewsets.ViewSet):
     @extend_schema(
         request=s.PRDExecutionStartInputSerializer,
         responses={201: s.PRDExecutionStartOutputSerializer, 200: s.PRDExecutionStartOutputSerializer,
-                   **ERRORS},
+                   **ERRORS, **CONFLICT},
         summary="Start or resume a PRD execution (idempotent by space and prd_ref)",
         description="201 when the execution was created, 200 when an execution for this prd_ref was "
                     "resumed. Every call records a run and reports what changed in the PRD since the "
@@ -107,14 +107,14 @@ class PRDExecutionViewSet(viewsets.ViewSet):
         return Response(body)
 
     @extend_schema(parameters=[s.PRDEventListQuerySerializer],
-                   responses={200: s.PRDEventOutputSerializer(many=True), **ERRORS},
+                   responses={200: s.PRDEventOutputSerializer(many=True), **LIST_ERRORS},
                    summary="The execution's full event log, oldest first (paginated)")
     @action(detail=True, methods=["get"], url_path="events")
     def events(self, request: Request, pk: str) -> Response:
         query = s.PRDEventListQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         filters = selectors.EventFilters(**query.validated_data)
-        paginator = StandardPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(
             selectors.event_list(actor=request.user, execution_id=pk, filters=filters), request, view=self)
         return paginator.get_paginated_response(s.PRDEventOutputSerializer(page, many=True).data)
@@ -135,11 +135,11 @@ class PRDExecutionViewSet(viewsets.ViewSet):
         )
         return _append_answer(services.event_append(actor=request.user, execution_id=pk, data=event))
 
-    @extend_schema(responses={200: s.PRDDecisionOutputSerializer(many=True), **ERRORS},
+    @extend_schema(responses={200: s.PRDDecisionOutputSerializer(many=True), **LIST_ERRORS},
                    summary="The execution's decisions, oldest first (paginated)")
     @action(detail=True, methods=["get"], url_path="decisions")
     def decisions(self, request: Request, pk: str) -> Response:
-        paginator = StandardPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(selectors.decision_list(actor=request.user, execution_id=pk),
                                            request, view=self)
         return paginator.get_paginated_response(s.PRDDecisionOutputSerializer(page, many=True).data)
@@ -174,9 +174,10 @@ class PRDExecutionViewSet(viewsets.ViewSet):
 
 class ThinkingChainViewSet(viewsets.ViewSet):
     lookup_value_regex = r"[A-Za-z0-9_]+"
+    pagination_class = StandardPagination  # what drf-spectacular reads to document the list envelope
 
     @extend_schema(parameters=[s.ThinkingChainListQuerySerializer],
-                   responses={200: s.ThinkingChainOutputSerializer(many=True), 400: ERRORS[400]},
+                   responses={200: s.ThinkingChainOutputSerializer(many=True), **LIST_ERRORS},
                    summary="List thinking chains")
     def list(self, request: Request) -> Response:
         query = s.ThinkingChainListQuerySerializer(data=request.query_params)
@@ -184,13 +185,13 @@ class ThinkingChainViewSet(viewsets.ViewSet):
         q = query.validated_data
         filters = selectors.ChainFilters(spaces=_slugs(q.get("space")), status=q.get("status"),
                                          execution=q.get("execution"))
-        paginator = StandardPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(selectors.chain_list(actor=request.user, filters=filters),
                                            request, view=self)
         return paginator.get_paginated_response(s.ThinkingChainOutputSerializer(page, many=True).data)
 
     @extend_schema(request=s.ThinkingChainStartInputSerializer,
-                   responses={201: s.ThinkingChainOutputSerializer, **ERRORS},
+                   responses={201: s.ThinkingChainOutputSerializer, **ERRORS, **CONFLICT},
                    summary="Start a thinking chain")
     def create(self, request: Request) -> Response:
         data = s.ThinkingChainStartInputSerializer(data=request.data)

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from memories.models import MemoryType, Reliability
 from retrieval.pipeline import QUERY_TYPES
 from retrieval.scoring import PROFILES, SIGNALS
+from samsite.api.fields import JSONInputSerializer, RFC3339DateTimeField
 
 
-class ConversationTurnSerializer(serializers.Serializer):
+class ConversationTurnSerializer(JSONInputSerializer):
     speaker = serializers.ChoiceField(choices=["user", "assistant", "system", "tool"])
     content = serializers.CharField(allow_blank=True, max_length=20000)
-    timestamp = serializers.DateTimeField(required=False, allow_null=True)
+    timestamp = RFC3339DateTimeField(required=False, allow_null=True)
 
 
-class UiStateSerializer(serializers.Serializer):
+class UiStateSerializer(JSONInputSerializer):
     route = serializers.CharField(required=False, allow_blank=True, max_length=500)
     open_file = serializers.CharField(required=False, allow_blank=True, max_length=500)
     selection_text = serializers.CharField(required=False, allow_blank=True, max_length=4000)
@@ -23,14 +25,14 @@ class UiStateSerializer(serializers.Serializer):
                                         max_length=24)
 
 
-class RecallFiltersSerializer(serializers.Serializer):
+class RecallFiltersSerializer(JSONInputSerializer):
     memory_type = serializers.ChoiceField(choices=MemoryType.choices, required=False)
     kind = serializers.CharField(required=False, max_length=40)
     tags = serializers.ListField(child=serializers.CharField(max_length=40), required=False,
                                  max_length=24, help_text="A memory must carry all of these.")
     reliability = serializers.ChoiceField(choices=Reliability.choices, required=False)
-    after = serializers.DateTimeField(required=False, help_text="occurred_at (else created_at) ≥ this")
-    before = serializers.DateTimeField(required=False, help_text="occurred_at (else created_at) < this")
+    after = RFC3339DateTimeField(required=False, help_text="occurred_at (else created_at) ≥ this")
+    before = RFC3339DateTimeField(required=False, help_text="occurred_at (else created_at) < this")
     include_archived = serializers.BooleanField(required=False, default=False)
 
     def validate(self, data):
@@ -39,7 +41,7 @@ class RecallFiltersSerializer(serializers.Serializer):
         return data
 
 
-class ThresholdsSerializer(serializers.Serializer):
+class ThresholdsSerializer(JSONInputSerializer):
     similarity = serializers.FloatField(required=False, min_value=0, max_value=1)
     composite_min = serializers.FloatField(required=False, min_value=0, max_value=1)
     exact_exception = serializers.FloatField(required=False, min_value=0, max_value=1)
@@ -47,7 +49,16 @@ class ThresholdsSerializer(serializers.Serializer):
     lexical = serializers.FloatField(required=False, min_value=0, max_value=1.01)
 
 
-class RecallInputSerializer(serializers.Serializer):
+@extend_schema_field({
+    "type": "object",
+    "properties": {name: {"type": "number", "minimum": 0, "maximum": 1} for name in SIGNALS},
+    "additionalProperties": False,
+})
+class SignalWeightsField(serializers.DictField):
+    """Weights by signal name: the schema lists the names, as the server accepts no other."""
+
+
+class RecallInputSerializer(JSONInputSerializer):
     query = serializers.CharField(required=False, allow_blank=True, max_length=4000, default="")
     current_conversation = ConversationTurnSerializer(many=True, required=False, max_length=200)
     last_n_turns = serializers.IntegerField(required=False, min_value=0, max_value=50, default=8)
@@ -61,12 +72,12 @@ class RecallInputSerializer(serializers.Serializer):
                                   help_text="A tag, for query_type=topic.")
     filters = RecallFiltersSerializer(required=False)
     profile = serializers.ChoiceField(choices=sorted(PROFILES), required=False, allow_null=True)
-    weights = serializers.DictField(child=serializers.FloatField(min_value=0, max_value=1),
-                                    required=False, help_text=f"Override weights of: {', '.join(SIGNALS)}.")
+    weights = SignalWeightsField(child=serializers.FloatField(min_value=0, max_value=1),
+                                 required=False, help_text=f"Override weights of: {', '.join(SIGNALS)}.")
     thresholds = ThresholdsSerializer(required=False)
     token_budget = serializers.IntegerField(required=False, min_value=1, max_value=200000,
                                             allow_null=True)
-    as_of = serializers.DateTimeField(required=False, allow_null=True,
+    as_of = RFC3339DateTimeField(required=False, allow_null=True,
                                       help_text="Score recency as of this time (reproducible runs).")
     track = serializers.BooleanField(required=False, default=True,
                                      help_text="Keep the recall event (query and reasons) and count "

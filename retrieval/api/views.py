@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -13,8 +13,10 @@ from retrieval import packs, pipeline, services
 from retrieval.api import serializers as s
 from retrieval.channels import Filters
 from retrieval.context import RecallContext
+from samsite.api.openapi import error_responses
 
-ERRORS = {400: OpenApiResponse(description="Invalid input: {error: {code, message, fields}}")}
+# 404: a named space you cannot see.
+ERRORS = error_responses(400, 401, 404)
 
 
 def recall_request(data: dict[str, Any], *, query_type: str | None = None) -> pipeline.RecallRequest:

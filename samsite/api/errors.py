@@ -64,3 +64,10 @@ class ModeRefusesWrites(Conflict):
     """The space's or the user's memory mode (paused, off) forbids writing now."""
 
     code = "mode_refuses_writes"
+
+
+class TooManyAttempts(DomainError):
+    """The caller has been refused too often in a short time; it may try again later."""
+
+    status_code = 429
+    code = "too_many_attempts"

@@ -42,6 +42,9 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # First after security, so every response (errors included) carries its request id.
     "governance.audit.middleware.RequestIdMiddleware",
+    # Errors on /api/ in the JSON shape, and 503 when the database is down, whatever
+    # raised them below (samsite/api/middleware.py).
+    "samsite.api.middleware.ApiErrorMiddleware",
     # Memoises the access gateway's rights per request (governance/middleware.py).
     "governance.middleware.RightsMemoMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -77,7 +80,8 @@ TEMPLATES = [
 # embedded server under var/pgdata, started on first use.
 DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60,
+                                                  conn_health_checks=True)}
     SAM_EMBEDDED_DB_DIR = None
     SAM_EMBEDDED_DB_STARTED = False
 else:
@@ -94,6 +98,9 @@ else:
             "HOST": str(_embedded.socket_dir),
             "PORT": str(_embedded.port),
             "CONN_MAX_AGE": 60,
+            # Reused connections are checked first, so the first request or job after a
+            # database restart reconnects instead of failing on a dead connection.
+            "CONN_HEALTH_CHECKS": True,
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -132,8 +139,10 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "samsite.api.pagination.StandardPagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "samsite.api.openapi.SamAutoSchema",
     "EXCEPTION_HANDLER": "samsite.api.exceptions.exception_handler",
+    # JSON only, bounded in size and depth (samsite/api/parsers.py).
+    "DEFAULT_PARSER_CLASSES": ["samsite.api.parsers.BoundedJSONParser"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
@@ -145,12 +154,15 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # PATCH bodies keep their required fields (a memory edit needs `version`).
+    "COMPONENT_SPLIT_PATCH": False,
     "ENUM_NAME_OVERRIDES": {
         "MemoryTypeEnum": "memories.models.MemoryType",
         "ReliabilityEnum": "memories.models.Reliability",
         "PriorityEnum": "memories.models.Priority",
         "EmbeddingStatusEnum": "memories.models.EmbeddingStatus",
         "SpaceKindEnum": "memories.models.SpaceKind",
+        "MemoryKindEnum": "memories.api.serializers.MEMORY_KINDS",
         "SourceTypeEnum": "memories.models.SourceType",
         "DecayTypeEnum": "memories.models.DecayType",
         "PRDExecutionStatusEnum": "prd.models.ExecutionStatus",
@@ -163,8 +175,9 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Cache -----------------------------------------------------------------------------
-# Query embeddings and recall results. The default is per process; installs running
-# several web processes set SAM_CACHE_URL=redis://... so invalidation reaches all of them.
+# Query embeddings and recall results. The default is per process; that is safe with several
+# web processes (recall keys carry generations read from the database), and SAM_CACHE_URL=
+# redis://... lets them share what they computed.
 _cache_url = env_str("SAM_CACHE_URL")
 CACHES = {
     "default": (
@@ -201,6 +214,10 @@ else:
 # BLAS threads per worker process (0: the machine's cores shared out among the workers;
 # see memories/worker_threads.py).
 SAM_WORKER_BLAS_THREADS = env_int("SAM_WORKER_BLAS_THREADS", 0)
+# Web processes (gunicorn workers, samsite/gunicorn_conf.py) and their BLAS threads
+# (0: the cores shared out among the web workers).
+SAM_WEB_WORKERS = env_int("SAM_WEB_WORKERS", 2)
+SAM_WEB_BLAS_THREADS = env_int("SAM_WEB_BLAS_THREADS", 0)
 
 # --- SAM ------------------------------------------------------------------------------
 SAM_EMBEDDING = {
@@ -253,6 +270,9 @@ SAM_RECALL = {
     "DIVERSITY_COSINE": 0.90,
 }
 SAM_BULK_MAX_ITEMS = 1000
+# Largest request body the API reads, in bytes (samsite/api/parsers.py). Big enough for a
+# full bulk write (SAM_BULK_MAX_ITEMS memories at their length limits); larger bodies get 400.
+SAM_API_MAX_BODY_BYTES = env_int("SAM_API_MAX_BODY_BYTES", 32 * 1024 * 1024)
 
 LOGGING = {
     "version": 1,

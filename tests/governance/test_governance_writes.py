@@ -65,28 +65,28 @@ def test_restricting_a_memory_in_incognito_keeps_nothing(api, space):
 def test_an_edit_that_does_not_resend_metadata_keeps_its_public_figures(api, space):
     """Given a memory whose metadata names a public figure, when its content is edited
     without resending the metadata, then the figure's name survives redaction."""
-    memory = make_memory(space, metadata={"public_figures": ["Grace Hopper"]},
-                         content="The compilers talk by Grace Hopper is linked from the wiki.")
+    memory = make_memory(space, metadata={"public_figures": ["Lena Marquardt"]},
+                         content="The compilers talk by Lena Marquardt is linked from the wiki.")
 
     response = api.patch(f"/api/v1/memories/{memory.pk}/", {
         "version": memory.version,
-        "content": "The talk by Grace Hopper is on the wiki; ask Peter Novak to update the link.",
+        "content": "The talk by Lena Marquardt is on the wiki; ask Peter Novak to update the link.",
     }, format="json")
 
     assert response.status_code == 200, response.content
     assert response.json()["memory"]["content"] == (
-        "The talk by Grace Hopper is on the wiki; ask [name] to update the link.")
+        "The talk by Lena Marquardt is on the wiki; ask [name] to update the link.")
 
 
 def test_an_edit_that_drops_the_public_figures_redacts_the_name(api, space):
     """Given the same memory, when the edit replaces the metadata without the figure, then
     the name is redacted like any private one."""
-    memory = make_memory(space, metadata={"public_figures": ["Grace Hopper"]},
-                         content="The compilers talk by Grace Hopper is linked from the wiki.")
+    memory = make_memory(space, metadata={"public_figures": ["Lena Marquardt"]},
+                         content="The compilers talk by Lena Marquardt is linked from the wiki.")
 
     response = api.patch(f"/api/v1/memories/{memory.pk}/", {
         "version": memory.version, "metadata": {},
-        "content": "The talk by Grace Hopper is on the wiki; ask Peter Novak to update the link.",
+        "content": "The talk by Lena Marquardt is on the wiki; ask Peter Novak to update the link.",
     }, format="json")
 
     assert response.json()["memory"]["content"] == (

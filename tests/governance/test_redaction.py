@@ -203,11 +203,12 @@ def test_allowlist_applies_to_ids_only():
 
 
 def test_a_public_figure_survives_and_a_private_person_does_not():
-    text = "Quote from Grace Hopper is on the wiki; ask Peter Novak to update it."
+    # A local figure the shipped list of public names does not know: the caller names it.
+    text = "Quote from Margit Oksanen is on the wiki; ask Peter Novak to update it."
 
-    result = redact_text(text, public_figures=["Grace Hopper"])
+    result = redact_text(text, public_figures=["Margit Oksanen"])
 
-    assert result.text == "Quote from Grace Hopper is on the wiki; ask [name] to update it."
+    assert result.text == "Quote from Margit Oksanen is on the wiki; ask [name] to update it."
     assert redact_text(text).text == "Quote from [name] is on the wiki; ask [name] to update it."
 
 

@@ -184,5 +184,6 @@ def test_reembed_command_queues_everything_again(space, on_commit, capsys):
 def test_the_pending_sweeper_picks_up_lost_jobs(space):
     memory = make_memory(space)  # no on_commit: the enqueue is "lost"
     Memory.objects.filter(pk=memory.id).update(updated_at=memory.updated_at.replace(year=2020))
-    assert tasks.memory_embed_pending()["embedded"] == 1
+    # Inline (sync) here: the drains it starts run before it returns.
+    assert tasks.memory_embed_pending()["drains"] >= 1
     assert Memory.objects.get(pk=memory.id).embedding_status == "ready"

@@ -35,16 +35,20 @@ def test_missing_summary_phrases_and_tags_are_suggested_deterministically():
     )
     state = {"title": "MudSnackbar preferred for alerts", "content": content, "summary": "",
              "canonical_phrases": [], "tags": []}
-    filled = entry.fill_suggestions(state, explicit={"title", "content"})
+    known = {"mudsnackbar", "blazor", "unused"}
+    filled = entry.fill_suggestions(state, explicit={"title", "content"},
+                                    known_tags=lambda words: known & set(words))
 
     assert filled == ["summary", "canonical_phrases", "tags"]
     assert state["summary"].startswith("Use MudSnackbar instead of MudDialog")
     assert state["canonical_phrases"][0] == "mudsnackbar preferred for alerts"
     assert all(p == p.lower() for p in state["canonical_phrases"])
-    assert "mudsnackbar" in state["tags"]
+    # Only tags the space already uses, strongest first; never a content word that is not one.
+    assert state["tags"] == ["mudsnackbar", "blazor"]
     again = {"title": state["title"], "content": content, "summary": "", "canonical_phrases": [],
              "tags": []}
-    entry.fill_suggestions(again, explicit={"title", "content"})
+    entry.fill_suggestions(again, explicit={"title", "content"},
+                           known_tags=lambda words: known & set(words))
     assert again == state
 
 

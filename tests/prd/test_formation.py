@@ -125,6 +125,28 @@ def test_a_rolled_back_append_forms_nothing(api, space, on_commit):
 
     assert not FormedMemory.objects.exists()
     assert PRDExecution.objects.get(pk=execution["id"]).event_count == 1
+    # The same append, committed, does form its memory: nothing above was formed because
+    # the append rolled back, not because formation never runs.
+    with on_commit():
+        appended(api, execution["id"], "requirement_completed", "R1", summary="done")
+    completed = FormedMemory.objects.filter(execution_id=execution["id"], rule="requirement_completed")
+    assert completed.count() == 1
+
+
+def test_formation_starts_only_once_the_append_commits(api, space, django_capture_on_commit_callbacks):
+    """Given an execution, when a formable event is appended, then no memory is formed while
+    its transaction is open (a job started then could run against a log that later rolls
+    back); the commit starts formation."""
+    eid = started(api)["id"]
+    with django_capture_on_commit_callbacks(execute=False) as pending:
+        appended(api, eid, "requirement_started", "R1")
+        appended(api, eid, "requirement_completed", "R1", summary="Cart totals done")
+        assert not FormedMemory.objects.filter(execution_id=eid).exists()
+
+    for commit_callback in pending:  # what the commit does
+        commit_callback()
+
+    assert FormedMemory.objects.filter(execution_id=eid, rule="requirement_completed").count() == 1
 
 
 def test_events_that_form_nothing_leave_formation_idle(api, space, on_commit):

@@ -108,7 +108,9 @@ def test_completing_and_abandoning_chains_are_audited(api, space, on_commit):
     completed = closing(done)
     assert (completed["before"], completed["after"]) == ({"status": "active"}, {"status": "completed"})
     abandoned = closing(dropped)
-    assert abandoned["after"] == {"status": "abandoned", "reason": "wrong question"}
+    # The reason is free text: the append-only log keeps only its fingerprint.
+    assert abandoned["after"]["status"] == "abandoned"
+    assert set(abandoned["after"]["reason"]) == {"digest", "length"}
 
 
 def test_a_paused_space_refuses_completing_and_abandoning_chains(api, space):

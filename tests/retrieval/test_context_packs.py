@@ -80,3 +80,18 @@ def test_a_boot_pack_without_a_query_lists_recent_memories(api, store):
                         format="json")
     assert response.status_code == 200
     assert len(response.json()["json"]["items"]) == len(MEMORIES)
+
+
+def test_the_whole_markdown_stays_within_the_budget(api, store):
+    """Given budgets from the smallest allowed up, when packs are made, then the whole
+    Markdown (title, summary, budget line, critical facts, items) counts no more tokens
+    than the budget, and the budget line states that count (or, should the number's own
+    length flip the count, one token more: never less)."""
+    for budget in (50, 80, 120, 200, 400):
+        body = pack(api, k=10, token_budget=budget, thresholds={"similarity": 0.0, "composite_min": 0.0})
+
+        counted = count_tokens(body["markdown"])
+        stated = body["json"]["token_budget"]["used"]
+        assert counted <= stated <= budget, (budget, counted, stated)
+        assert stated - counted <= 1
+        assert f"{stated}/{budget} tokens" in body["markdown"]

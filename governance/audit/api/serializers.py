@@ -7,16 +7,22 @@ from typing import Any
 from rest_framework import serializers
 
 from governance.audit.models import AuditAction
+from samsite.api.fields import QueryParamsSerializer, RFC3339DateTimeField
+
+# One known action, or several separated by commas (spaces around them allowed): the
+# schema publishes this pattern, so a client knows the accepted values before it asks.
+_ACTION = "(?:" + "|".join(AuditAction.values) + ")"
+ACTIONS_PATTERN = f"^ *{_ACTION} *(?:, *{_ACTION} *)*$"
 
 
-class AuditTimelineQuerySerializer(serializers.Serializer):
-    action = serializers.CharField(
-        required=False,
+class AuditTimelineQuerySerializer(QueryParamsSerializer):
+    action = serializers.RegexField(
+        ACTIONS_PATTERN, required=False,
         help_text=f"Comma-separated actions to keep ({', '.join(AuditAction.values)}); "
                   "`recall` selects recall events.",
     )
-    after = serializers.DateTimeField(required=False, help_text="Events at or after this time.")
-    before = serializers.DateTimeField(required=False, help_text="Events before this time.")
+    after = RFC3339DateTimeField(required=False, help_text="Events at or after this time.")
+    before = RFC3339DateTimeField(required=False, help_text="Events before this time.")
 
     def validate_action(self, value: str) -> list[str]:
         actions = [part.strip() for part in value.split(",") if part.strip()]

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from governance.audit import selectors
 from governance.audit.api import serializers as s
+from samsite.api.openapi import error_responses
 from samsite.api.pagination import StandardPagination
 
-ERRORS = {
-    400: OpenApiResponse(description="Invalid filters: {error: {code, message, fields}}"),
-    401: OpenApiResponse(description="No or invalid credentials"),
-    403: OpenApiResponse(description="You may see this but not read its audit timeline"),
-    404: OpenApiResponse(description="Not found (or not visible to you)"),
-}
+ERRORS = error_responses(400, 401, 403, 404, e400="Invalid filters",
+                         e403="You may see this but not read its audit timeline",
+                         e404="Not found (or not visible to you), or a page past the last one")
 DESCRIPTION = (
     "Audit events (with what changed) and recall events (with the query, the memory's rank, "
     "score, signals and rationale), newest first. Filter with `action` (comma-separated; "

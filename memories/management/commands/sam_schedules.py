@@ -1,14 +1,30 @@
 """Create or update SAM's periodic jobs. Idempotent: run it as often as you like."""
 
+from datetime import timedelta
+
 from django.core.management.base import BaseCommand
+from django.utils import timezone
 from django_q.models import Schedule
 
+# The sweep for memories whose embedding job was lost runs twice a minute: django-q2 ticks its
+# scheduler about every 30 s and a schedule repeats at most once a minute, so two one-minute
+# schedules half a minute apart make it run at every tick. A lost job is then picked up within
+# the sweep's grace (memories.tasks.PENDING_GRACE_SECONDS) plus about 30 s.
+_PENDING_SWEEP = {
+    "func": "memories.tasks.memory_embed_pending",
+    "schedule_type": Schedule.MINUTES,
+    "minutes": 1,
+}
+
 SCHEDULES = [
+    {"name": "sam: embed memories left pending", **_PENDING_SWEEP},
+    # Created 30 s after the first; the scheduler keeps each schedule's phase from then on.
+    {"name": "sam: embed memories left pending (half a minute later)", **_PENDING_SWEEP,
+     "first_run_offset_seconds": 30},
     {
-        "name": "sam: embed memories left pending",
-        "func": "memories.tasks.memory_embed_pending",
-        "schedule_type": Schedule.MINUTES,
-        "minutes": 5,
+        "name": "sam: forget Idempotency-Key answers past their lifetime",
+        "func": "memories.tasks.idempotency_keys_prune",
+        "schedule_type": Schedule.HOURLY,
     },
     {
         "name": "sam: refresh lexeme statistics for recall",
@@ -37,5 +53,11 @@ class Command(BaseCommand):
         for spec in SCHEDULES:
             spec = dict(spec)
             name = spec.pop("name")
-            _, created = Schedule.objects.update_or_create(name=name, defaults={**spec, "repeats": -1})
+            offset = spec.pop("first_run_offset_seconds", 0)
+            # next_run is set on creation only: updating must not move a schedule's phase.
+            _, created = Schedule.objects.update_or_create(
+                name=name, defaults={**spec, "repeats": -1},
+                create_defaults={**spec, "repeats": -1,
+                                 "next_run": timezone.now() + timedelta(seconds=offset)},
+            )
             self.stdout.write(f"{'created' if created else 'updated'}: {name}")
