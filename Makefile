@@ -35,6 +35,9 @@ bench: install
 	$(BIN)/python bench/recall_speed.py
 	$(BIN)/python bench/prd_resume.py
 	$(BIN)/python bench/prd_lifecycle.py
+	$(BIN)/python bench/redaction_eval.py
+	$(BIN)/python bench/embedding_backlog.py
+	$(BIN)/python bench/mixed_load.py
 
 clean-db:
 	-$(BIN)/python manage.py sam_db stop

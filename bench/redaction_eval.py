@@ -7,13 +7,13 @@ tuned on "dev" only; "test" is the held-out half. Within "test", the cases whose
 "fresh" were written after the rules were frozen and are also reported on their own ("fresh").
 The cases whose ids contain "hardening" hold the shapes an outside probe found (and more of the
 same kind); their "test" half is reported on its own too ("hardening").
-"fresh2" is a split of its own: a batch written before the last round of rule changes and never
-used to tune them. "test" had been read by then, so "fresh2" is the honest held-out figure;
-"held-out" is "test" and "fresh2" together.
+"fresh2" and "fresh3" are splits of their own: batches each written before a round of rule
+changes. "fresh2" was read in the third round, so "fresh3" is the honest held-out figure;
+"held-out" is "test", "fresh2" and "fresh3" together.
 Look-alike cases (ids "lookalike-…") expect no finding at all; any finding there is a false
 positive, counted by look-alike category.
 
-    .venv/bin/python bench/redaction_eval.py [--show dev|test|fresh|hardening|fresh2|all]
+    .venv/bin/python bench/redaction_eval.py [--show dev|test|fresh|hardening|fresh2|fresh3|all]
 
 --show prints the misses and false positives of a split. No database is needed. Writes
 bench/results/redaction.json and prints Markdown tables.
@@ -38,18 +38,18 @@ from governance.redaction import KINDS, Finding, redact_text  # noqa: E402
 
 CORPUS = ROOT / "bench" / "redaction_corpus" / "cases.jsonl"
 RESULTS = ROOT / "bench" / "results" / "redaction.json"
-SPLITS = ("dev", "test", "fresh2")
+SPLITS = ("dev", "test", "fresh2", "fresh3")
 # "fresh": the part of "test" written after the rules were first frozen; "hardening": the part of
 # "test" that holds the shapes an outside probe found (written before the rules were changed);
-# "held-out": "test" and "fresh2" together (the look-alike target counts over both)
-GROUPS = ("dev", "test", "fresh", "hardening", "fresh2", "held-out")
+# "held-out": "test", "fresh2" and "fresh3" together (the look-alike target counts over all three)
+GROUPS = ("dev", "test", "fresh", "hardening", "fresh2", "fresh3", "held-out")
 PARTS_OF_TEST = ("fresh", "hardening")
 LOOKALIKE = "lookalike-"
 
 
 def in_group(case: dict, group: str) -> bool:
     if group == "held-out":
-        return case["split"] in ("test", "fresh2")
+        return case["split"] in ("test", "fresh2", "fresh3")
     if group in PARTS_OF_TEST:
         # "fresh2" ids also contain "fresh": only "test" cases belong to the parts of "test"
         return case["split"] == "test" and group in case["id"]
@@ -241,7 +241,7 @@ def markdown(results: dict) -> str:
                  f"{'/'.join(str(t['cases_with_fp']) for t in totals)} |")
     held_out = results["splits"]["held-out"]["lookalikes"]["total"]
     share = 100 * held_out["cases_with_fp"] / max(held_out["cases"], 1)
-    lines.append(f"\nLook-alikes damaged, held-out (test + fresh2): {held_out['cases_with_fp']} of "
+    lines.append(f"\nLook-alikes damaged, held-out (test + fresh2 + fresh3): {held_out['cases_with_fp']} of "
                  f"{held_out['cases']} ({share:.1f} %).")
     speed = results["throughput"]
     code = results["third_party_code"]

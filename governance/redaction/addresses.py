@@ -5,7 +5,9 @@ is already known to be an address).
 Covered: number-first streets with an English suffix (US, UK, Canada, Australia, New Zealand),
 German/Dutch/Nordic streets with a suffix and the number after them, French number-first streets
 with a lowercase type ("12 rue de la Paix"), Spanish/Italian/Portuguese type-first streets ("Calle
-de Alcalá 48"), PO boxes in several languages, and the city, state, ZIP or postcode that follows.
+de Alcalá 48"), Polish, Czech and Slovak type-first streets ("ul. Marszałkowska 84"), German
+streets named with a preposition ("Am Sandtorkai 50, 20457 Hamburg"), PO boxes in several
+languages, and the city, state, ZIP or postcode that follows.
 """
 
 from __future__ import annotations
@@ -94,6 +96,21 @@ _FRENCH = (
     rf"\b\d{{1,4}}(?:[ \t]?(?:bis|ter)\b)?,?[ \t]+(?i:{_FRENCH_TYPE})[ \t]+{_FRENCH_PARTICLE}*{_CAP}"
     rf"(?:[ \t]+{_FRENCH_PARTICLE}*{_CAP}){{0,4}}{_TAIL}"
 )
+# Polish, Czech and Slovak streets: an abbreviated type first ("ul. Marszałkowska 84/92",
+# "al. Jerozolimskie 123A", "os. Kościuszkowskie 12/4", "pl. Zbawiciela 3"); "et al. Smith 2020" is
+# a citation, not an avenue.
+_SLAVIC_TYPE_FIRST = r"ul\.|al\.|os\.|pl\.|ulica|aleja|osiedle|plac|nám\.|náměstí|ulice"
+_SLAVIC = (
+    rf"(?<!\bet[ \t])\b(?:{_SLAVIC_TYPE_FIRST})[ \t]+{_CAP}(?:[ \t]+{_CAP}){{0,3}}"
+    rf"[ \t]+{_HOUSE_NUMBER}\b{_TAIL}"
+)
+# German streets named with a preposition ("Am Sandtorkai 50", "An der Alster 12", "Im Tal 4"):
+# these words start ordinary sentences too, so only with the postcode and city after the number.
+_GERMAN_PREPOSITION = (
+    rf"\b(?:Am|An[ \t]+der|An[ \t]+den|Im|In[ \t]+der|Auf[ \t]+dem|Auf[ \t]+der|Zum|Zur|Unter[ \t]+den)"
+    rf"[ \t]+{_CAP}(?:[ \t]+{_CAP})?{_NUMBER_AFTER}{_EUROPEAN_TAIL}"
+)
+_SLAVIC_HINTS = ("ul.", "al.", "os.", "pl.", "ulic", "alej", "osiedl", "plac", "nám")
 _PO_BOX = (
     r"\b(?:P\.?[ \t]?O\.?[ \t]?Box|Post[ \t]+Office[ \t]+Box|Postfach|Postbus|"
     r"Apartado(?:[ \t]+de[ \t]+Correos)?|Casella[ \t]+Postale|Boîte[ \t]+Postale)"
@@ -113,6 +130,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("street_germanic_hyphenated", _GERMANIC_HYPHENATED),
         ("street_romance", _ROMANCE),
         ("street_french", _FRENCH),
+        ("street_slavic", _SLAVIC),
+        ("street_german_preposition", _GERMAN_PREPOSITION),
         ("po_box", _PO_BOX),
         ("street_postcode", _POSTCODE_ANCHORED),
     )
@@ -124,6 +143,8 @@ def find(scan: Scan) -> Iterator[Candidate]:
     for rule, pattern in _PATTERNS:
         if rule == "street_germanic_hyphenated" and not hyphenated:
             continue  # a cheap search spares the costlier pattern on almost every text
+        if rule == "street_slavic" and not any(hint in scan.text.lower() for hint in _SLAVIC_HINTS):
+            continue
         for match in pattern.finditer(scan.text):
             start, end = match.span()
             end = start + len(match.group().rstrip(" \t,.-"))

@@ -57,13 +57,40 @@ _NUMBER_CUES = (
     r"(?:[a-z]+[_-])?(?:user|login|account|acct|customer|cust|member|subscriber|employee|staff|patient|"
     r"player|student)[ _-]?(?:id|no|nr|num|number|#)|uid|mrn|account|acct|customer|subscriber|member|"
     r"kundennummer|kunden-?nr\.?|kontonummer|numéro[ \t]+client|n°[ \t]+client|numéro[ \t]+de[ \t]+compte|"
-    r"número[ \t]+de[ \t]+cliente|slack[ \t]+member"
+    r"número[ \t]+de[ \t]+cliente|slack[ \t]+member|"
+    # Member, customer and card numbers in the languages of the corpus: "Mitgliedsnummer",
+    # "N° d'adhérent", "Número de socio", "Codice cliente", "Klantnummer", "Numer klienta".
+    r"mitglieds-?(?:nummer|nr\.?)|versichertennummer|(?:numéro|n°)[ \t]+d['’]adhérent|"
+    r"(?:número|n[º°.]?)[ \t]+de[ \t]+(?:socio|cliente|cuenta)|"
+    r"(?:codice|numero|n\.)[ \t]+(?:cliente|socio|tessera)|"
+    r"klant-?nummer|lid-?nummer|lidmaatschapsnummer|(?:numer|nr\.?)[ \t]+(?:klienta|członkowski|konta)|"
+    r"membership(?:[ \t]+(?:no\.?|nr\.?|number))?|"
+    r"(?:loyalty|member(?:ship)?|library)[ \t]+card(?:[ \t]+(?:no\.?|number))?"
 )
 _CUED = re.compile(
     rf"(?<![\w.])(?P<cue>{_NUMBER_CUES}|{_USERNAME_CUES})"
-    r"(?P<sep>[ \t]*(?:[:=]|\bis\b)[ \t]*|[ \t]*#[ \t]*|[ \t]+)"
+    r"(?P<sep>[\"']?[ \t]*#?[ \t]*(?:[:=]|\bis\b)[ \t]*|[ \t]*#[ \t]*|[ \t]+)"
     r"[\"']?(?P<value>[A-Za-z0-9](?:[A-Za-z0-9._#-]*[A-Za-z0-9])?)",
     re.IGNORECASE,
+)
+# A chat log line's speaker: "<kmiller88> pushed the fix", "[10:42] <dmueller_7> …", irssi's
+# "14:03 < anna_k> thanks" (with a mode sign such as "@" or "+" before an operator's nick). The
+# line must go on after the nick, and the nick may not be closed later as an element ("<ul> … </ul>")
+# or be an HTML/XML tag name; a one- or two-letter nick is too often a tag or a generic ("<T>").
+_CHAT_NICK = re.compile(
+    r"^[ \t]*(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?[ \t]*)?<[ \t]?[@+%&~]?"
+    r"(?P<nick>[A-Za-z_`|^\\{}\[\]][\w`|^\\{}\[\]-]{2,31})>[ \t]+\S",
+    re.MULTILINE,
+)
+_MARKUP_TAGS = frozenset(
+    """
+    html head body div span table thead tbody tfoot tr td th ul ol li dl dt dd pre code img nav main
+    section article aside header footer form input button label select option textarea script style
+    link meta title strong em small sub sup br hr iframe canvas svg path template slot summary details
+    figure figcaption blockquote abbr cite kbd samp var mark time video audio source picture project
+    dependency dependencies configuration plugin plugins build version groupid artifactid scope name
+    value key string integer item list map entry bean property root xml
+    """.split()
 )
 _USERNAME_CUE = re.compile(rf"(?:{_USERNAME_CUES})$", re.IGNORECASE)
 # Prose that puts a username next. Two strengths of cue:
@@ -142,6 +169,10 @@ def find(scan: Scan) -> Iterator[Candidate]:
         yield Candidate("id", *match.span("id"), "aws_account_id", PRIORITY_FORMAT)
     for match in _DISCORD_TAG.finditer(text):
         yield Candidate("id", *match.span("id"), "discord_tag", PRIORITY_FORMAT)
+    for match in _CHAT_NICK.finditer(text):
+        nick = match.group("nick")
+        if nick.lower() not in _MARKUP_TAGS and f"</{nick}>" not in text:
+            yield Candidate("id", *match.span("nick"), "chat_nick", PRIORITY_MENTION)
     for match in _CUED.finditer(text):
         if _is_account_value(scan, match):
             yield Candidate("id", *match.span("value"), "account_cue", PRIORITY_CUE)

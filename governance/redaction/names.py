@@ -217,7 +217,7 @@ def _vouched_for(scan: Scan, run: list[_Word], core: list[_Word]) -> bool:
         return True
     if len(core) >= 3 and core[-1].last and all(_is_plain_name_word(w) for w in core):
         # "Mei Lin Chen": romanised given names are often listed only as surnames, but three known
-        # name words in a row, none of them an everyday word ("Read Martin Fowler"), are a name.
+        # name words in a row, none of them an everyday word ("Read Martin Weber"), are a name.
         return True
     return (head.weak_first or head.unknown) and second.last and len(head.text) >= 3
 

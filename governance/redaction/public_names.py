@@ -44,6 +44,21 @@ sundar pichai; satya nadella; jensen huang; sam altman; warren buffett; linus to
 dennis ritchie; ken thompson; bjarne stroustrup; james gosling; tim berners-lee; ada lovelace
 alan turing; grace hopper; margaret hamilton; donald knuth; edsger dijkstra; john von neumann
 claude shannon; richard stallman
+martin fowler; barbara liskov; kent beck; robert c martin; erich gamma; ward cunningham; fred brooks
+alan kay; niklaus wirth; tony hoare; leslie lamport; john backus; brian kernighan
+rob pike; robert griesemer; anders hejlsberg; brendan eich; yukihiro matsumoto; larry wall; rasmus lerdorf
+john carmack; frances allen; radia perlman; vint cerf; bob kahn
+whitfield diffie; martin hellman; ron rivest; adi shamir; leonard adleman; bruce schneier; edgar f codd
+michael stonebraker; shafi goldwasser; silvio micali; judea pearl
+geoffrey hinton; yann lecun; yoshua bengio; andrew ng; fei-fei li; demis hassabis; ilya sutskever
+andrej karpathy; marvin minsky; herbert a simon; allen newell; seymour papert
+douglas engelbart; ivan sutherland; butler lampson; charles babbage; konrad zuse
+john hopcroft; robert tarjan; richard m karp; stephen cook; michael o rabin; dana scott; robin milner
+david heinemeier hansson; ryan dahl; jeff dean; sanjay ghemawat; werner vogels
+joel spolsky; jeff atwood; eric s raymond; salvatore sanfilippo; mitchell hashimoto
+solomon hykes; dries buytaert; matt mullenweg; margo seltzer; hal abelson; gerald jay sussman
+gabriel garcía márquez; emmy noether; carl friedrich gauss; leonhard euler; srinivasa ramanujan
+kurt gödel; paul erdős; blaise pascal; rené descartes; katherine johnson
 albert einstein; isaac newton; marie curie; charles darwin; nikola tesla; thomas edison; galileo galilei
 stephen hawking; richard feynman; carl sagan; niels bohr; max planck; werner heisenberg; sigmund freud
 rosalind franklin; jane goodall; neil armstrong; buzz aldrin; yuri gagarin

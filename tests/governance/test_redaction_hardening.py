@@ -1,6 +1,8 @@
 """Redaction of shapes an outside probe got past: phones the phone library rejects, usernames in
-prose, fullwidth and invisible-character evasions, metadata keys, deep nesting, and capitalised
-phrases that are public names, works or breeds rather than private people.
+prose, fullwidth and invisible-character evasions, metadata keys, deep nesting, capitalised
+phrases that are public names, works or breeds rather than private people, URL-encoded and
+bracketed emails, member and customer number labels, chat log nicks, and Polish and German
+prepositional streets.
 
 Pure Python: none of these tests touches the database (the HTTP path is in test_redaction_api.py).
 """
@@ -318,7 +320,7 @@ def test_the_uid_of_a_thing_is_not_a_user_id():
 def test_three_known_name_words_are_a_name_but_an_everyday_word_does_not_join_them():
     assert redacted_values("Pager: Viktor Horvat → Mei Lin Chen tonight") == [
         ("name", "Viktor Horvat"), ("name", "Mei Lin Chen")]
-    assert redacted_values("Read Martin Fowler's article first.") == [("name", "Martin Fowler")]
+    assert redacted_values("Read Martin Weber's article first.") == [("name", "Martin Weber")]
 
 
 @pytest.mark.parametrize(("text", "address"), [
@@ -342,3 +344,99 @@ def test_a_csrf_token_assignment_is_a_secret_like_the_csrftoken_cookie():
     # "csrftoken=…" was already one; "csrf_token=…" was taken for a setting about CSRF
     assert redacted_values(f"csrf_token={token}") == [("secret", token)]
     assert redacted_values(f"X-CSRF-Token: {token}") == [("secret", token)]
+
+
+# --- URL-encoded and bracketed emails ------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "email"), [
+    ("GET /invite?to=jonas.berg%40example.se&ref=mail HTTP/1.1", "jonas.berg%40example.se"),
+    # right after another escape: the address starts after "%20", not inside it
+    ("body=Hi%20anke.vogel%40web.de%20thanks", "anke.vogel%40web.de"),
+    ("send it to priya{at}example.in", "priya{at}example.in"),
+    ("m.rossi[at]unimi.it", "m.rossi[at]unimi.it"),
+    ("write to piotr dot nowak at onet dot pl", "piotr dot nowak at onet dot pl"),
+])
+def test_an_encoded_or_disguised_email_is_an_email(text, email):
+    assert redacted_values(text) == [("email", email)]
+
+
+def test_an_encoded_at_sign_without_an_address_is_not_an_email():
+    assert redact_text("Templates keep %40 literal; x%40y is not a domain.").findings == ()
+
+
+# --- account and member numbers under keys and labels ---------------------------------------------
+
+@pytest.mark.parametrize(("text", "value"), [
+    ('{"customer_id": 5120044, "total": 12}', "5120044"),
+    ('"memberNumber": "NL-7730021"', "NL-7730021"),
+    ("Mitgliedsnummer: 2019-31002", "2019-31002"),
+    ("numéro d'adhérent : 8812-440", "8812-440"),
+    ("Número de socio 33017", "33017"),
+    ("codice cliente: 00912-A", "00912-A"),
+    ("Lidnummer: 4400127", "4400127"),
+    ("nr klienta 55-2031", "55-2031"),
+    ("membership #: 40917", "40917"),
+])
+def test_a_member_or_customer_number_after_its_label_is_an_id(text, value):
+    assert redacted_values(text) == [("id", value)]
+
+
+@pytest.mark.parametrize("text", [
+    '{"retry_count": 5120044, "page_id": 3}',
+    "Build 20240611.2 passed; build_number: 5120",
+    "Bumped schema version 2024-31 on staging.",
+])
+def test_a_number_under_a_key_that_names_no_person_is_kept(text):
+    assert redact_text(text).findings == ()
+
+
+# --- chat nicks -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "nick"), [
+    ("<tnovak> restarting the queue now", "tnovak"),
+    ("[09:15] <rgarcia_2> merged", "rgarcia_2"),
+    ("09:16 <+opsbot2> topic changed", "opsbot2"),
+    ("09:17 < lucia_m> ok", "lucia_m"),
+])
+def test_the_speaker_of_a_chat_log_line_is_an_id(text, nick):
+    assert redacted_values(text) == [("id", nick)]
+
+
+@pytest.mark.parametrize("text", [
+    "<div> and <span> need closing tags",
+    "<item> old value </item>",
+    "<T> T first(List<T> xs)",
+])
+def test_markup_and_generics_are_not_chat_nicks(text):
+    assert redact_text(text).findings == ()
+
+
+# --- Polish and German prepositional streets -------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "address"), [
+    ("Adres: ul. Długa 12/3, 80-827 Gdańsk", "ul. Długa 12/3, 80-827 Gdańsk"),
+    ("Biuro: al. Niepodległości 208, 00-925 Warszawa", "al. Niepodległości 208, 00-925 Warszawa"),
+    ("Lieferung: An der Alster 72, 20099 Hamburg", "An der Alster 72, 20099 Hamburg"),
+])
+def test_a_polish_or_german_prepositional_street_is_an_address(text, address):
+    assert redacted_values(text) == [("address", address)]
+
+
+@pytest.mark.parametrize("text", [
+    "As shown by Smith et al. Nature 2019, the effect is small.",
+    "Am Montag 5 Leute im Büro.",
+    "Use ul.menu li selectors.",
+])
+def test_citations_and_sentences_are_not_streets(text):
+    assert redact_text(text).findings == ()
+
+
+# --- public figures of computing -------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "As Kent Beck put it, make it work, then make it right.",
+    "Leslie Lamport's Paxos paper is the reference here.",
+    "Read Brian Kernighan on debugging.",
+])
+def test_famous_people_of_computing_are_not_private_names(text):
+    assert redact_text(text).findings == ()

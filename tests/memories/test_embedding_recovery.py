@@ -172,7 +172,10 @@ def test_a_lost_enqueue_is_recovered_within_a_minute_while_the_workers_run(monke
         ids = create_memories("recovery-lost-enqueue", 3)
         monkeypatch.undo()
         committed_at = time.monotonic()
-        assert not OrmQ.objects.exists()
+        # Scheduled jobs (statistics, sweeps) may be queued at this moment; none names these rows.
+        queued = [q.task() for q in OrmQ.objects.all()]
+        assert not [t for t in queued if t["func"] == "memories.tasks.memory_embed"
+                    and set(t["kwargs"].get("memory_ids", ())) & set(ids)]
         wait_for(lambda: ready(ids) == len(ids), timeout=PROMISE_SECONDS, process=cluster)
         assert time.monotonic() - committed_at < PROMISE_SECONDS
     finally:
