@@ -173,7 +173,7 @@ def test_a_lost_enqueue_is_recovered_within_a_minute_while_the_workers_run(monke
         monkeypatch.undo()
         committed_at = time.monotonic()
         # Scheduled jobs (statistics, sweeps) may be queued at this moment; none names these rows.
-        queued = [q.task() for q in OrmQ.objects.all()]
+        queued = [q.task for q in OrmQ.objects.all()]
         assert not [t for t in queued if t["func"] == "memories.tasks.memory_embed"
                     and set(t["kwargs"].get("memory_ids", ())) & set(ids)]
         wait_for(lambda: ready(ids) == len(ids), timeout=PROMISE_SECONDS, process=cluster)
