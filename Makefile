@@ -23,10 +23,14 @@ setup: install
 
 test: install
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 	$(BIN)/pytest
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 bench: install
 	$(BIN)/python bench/embedding_throughput.py

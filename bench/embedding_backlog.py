@@ -148,9 +148,10 @@ def main() -> None:
           f"{result['memories_per_s']} memories/s | {ceiling} memories/s | "
           f"first ready after {result['first_ready_s']} s | "
           f"about {results['previous_sweep_minutes_for_backlog']} min |")
-    if getattr(settings, "SAM_EMBEDDED_DB_STARTED", False):
-        from samsite import embedded_db
+    from samsite import embedded_db
 
+    data_dir = settings.SAM_EMBEDDED_DB_DIR
+    if data_dir is not None and embedded_db.started_by_this_process(data_dir):
         connections.close_all()
         embedded_db.stop(settings.SAM_EMBEDDED_DB_DIR)
 

@@ -39,7 +39,8 @@ from rest_framework.test import APIClient
 
 from governance.access import SYSTEM
 from governance.services import api_token_issue, membership_grant
-from memories.models import Memory, Space
+from memories.models import Memory
+from samsite.core.models import Space
 
 CORPUS = ROOT / "bench" / "recall_corpus"
 RESULTS = ROOT / "bench" / "results" / "mixed_load.json"

@@ -79,8 +79,9 @@ def stop_database_if_started() -> None:
     from django.conf import settings
     from django.db import connections
 
-    if getattr(settings, "SAM_EMBEDDED_DB_STARTED", False):
-        from samsite import embedded_db
+    from samsite import embedded_db
 
+    data_dir = settings.SAM_EMBEDDED_DB_DIR
+    if data_dir is not None and embedded_db.started_by_this_process(data_dir):
         connections.close_all()
         embedded_db.stop(settings.SAM_EMBEDDED_DB_DIR)

@@ -42,8 +42,8 @@ from prd_workload import closing, events
 
 from governance.access import SYSTEM
 from governance.services import api_token_issue, membership_grant
-from memories.models import Space
 from prd.models import FormedMemory, PRDExecution
+from samsite.core.models import Space
 
 RESULTS = ROOT / "bench" / "results" / "prd_lifecycle.json"
 SPACE = "prd-lifecycle"

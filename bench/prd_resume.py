@@ -41,10 +41,10 @@ from prd_workload import events
 
 from governance.access import SYSTEM
 from governance.services import api_token_issue, membership_grant
-from memories.models import Space
 from prd import selectors, services
 from prd.api.serializers import PRDContextOutputSerializer
 from prd.models import PRDExecution
+from samsite.core.models import Space
 
 RESULTS = ROOT / "bench" / "results" / "prd_resume.json"
 SPACE = "prd-bench"

@@ -27,13 +27,15 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django_q.conf import Conf
 
+from governance import spaces as space_services
 from governance.access import SYSTEM
 from governance.crypto import search
-from memories import services
-from memories.models import Memory, Space
+from memories import embedding_jobs, services
+from memories.models import Memory
 from retrieval import channels, pipeline, scoring
 from retrieval.context import RecallContext, build_query_text
 from retrieval.tasks import lexeme_stats_refresh
+from samsite.core.models import Space
 
 CORPUS = ROOT / "bench" / "recall_corpus"
 RESULTS = ROOT / "bench" / "results" / "recall_quality.json"
@@ -51,7 +53,7 @@ def build_store(memories: list[dict], now) -> None:
     slugs = sorted({m["space"] for m in memories})
     Space.objects.filter(slug__in=slugs).delete()
     for slug in slugs:
-        services.space_create(actor=SYSTEM, slug=slug, name=slug, kind="project")
+        space_services.space_create(actor=SYSTEM, slug=slug, name=slug, kind="project")
     fields = ("id", "space", "title", "content", "canonical_phrases", "tags", "kind", "memory_type",
               "reliability", "confidence_score", "importance")
     items = [{f: m[f] for f in fields if f in m} for m in memories]
@@ -69,7 +71,7 @@ def build_store(memories: list[dict], now) -> None:
     ids = [m["id"] for m in memories]
     start = time.perf_counter()
     for offset in range(0, len(ids), 256):
-        services.memories_embed(memory_ids=ids[offset:offset + 256])
+        embedding_jobs.memories_embed(memory_ids=ids[offset:offset + 256])
     print(f"embedded {len(ids)} memories in {time.perf_counter() - start:.1f} s", file=sys.stderr)
     lexeme_stats_refresh(space_ids=list(Space.objects.filter(slug__in=slugs).values_list("id", flat=True)))
 

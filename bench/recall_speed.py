@@ -36,13 +36,15 @@ from django.core.management import call_command
 from django.db import connection
 
 from governance.access import SYSTEM
-from governance.crypto import cipher, datakeys, search
+from governance.crypto import cipher, datakeys
 from governance.services import api_token_issue, membership_grant
 from memories import entry
 from memories.embeddings.registry import get_provider
-from memories.models import Memory, Space
+from memories.models import Memory
+from memories.search_index import write_index
 from retrieval.channels import vector_literal
 from retrieval.tasks import lexeme_stats_refresh
+from samsite.core.models import Space
 
 CORPUS = ROOT / "bench" / "recall_corpus"
 RESULTS = ROOT / "bench" / "results" / "recall_speed.json"
@@ -129,7 +131,7 @@ def build_space(size: int, bases: list[dict], base_vectors: np.ndarray) -> None:
             if len(batch) == 2000 or n == size - 1:
                 cursor.executemany(INSERT_SQL, [(*row, row[-1]) for row in batch])
                 for offset in range(0, len(docs), 500):
-                    search.write_index(docs[offset:offset + 500])
+                    write_index(docs[offset:offset + 500])
                 batch, docs = [], []
         cursor.execute(
             "INSERT INTO memories_memorystats (memory_id, confidence, usage_count, access_count) "

@@ -30,8 +30,9 @@ from rest_framework.test import APIClient
 
 from governance.access import SYSTEM
 from governance.services import api_token_issue, membership_grant
-from memories import services
-from memories.models import Memory, Space
+from memories import embedding_jobs, services
+from memories.models import Memory
+from samsite.core.models import Space
 
 RESULTS = ROOT / "bench" / "results" / "writes.json"
 TOPICS = ["migrations", "caching", "retries", "logging", "feature flags", "pagination", "tokens",
@@ -102,7 +103,7 @@ def main() -> None:
 
     get_provider().embed(["warm up"])
     start = time.perf_counter()
-    outcome = services.memories_embed(memory_ids=ids)
+    outcome = embedding_jobs.memories_embed(memory_ids=ids)
     elapsed = time.perf_counter() - start
     results["embedding_job"] = {"memories": len(outcome.embedded), "seconds": round(elapsed, 2),
                                 "memories_per_s": round(len(outcome.embedded) / elapsed, 1)}
@@ -114,13 +115,13 @@ def main() -> None:
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         time.sleep(4)  # cluster start-up and model load happen once, not per write
-        warm = services.memory_create(actor=SYSTEM, data=memory_item(5000, slug))[0]
+        warm = services.memory_create(actor=SYSTEM, data=memory_item(5000, slug)).instance
         while Memory.objects.get(pk=warm.pk).embedding_status != "ready":
             time.sleep(0.05)
         latencies = []
         for n in range(30):
             start = time.perf_counter()
-            memory, _ = services.memory_create(actor=SYSTEM, data=memory_item(6000 + n, slug))
+            memory = services.memory_create(actor=SYSTEM, data=memory_item(6000 + n, slug)).instance
             while Memory.objects.filter(pk=memory.pk, embedding_status="ready").count() == 0:
                 time.sleep(0.02)
             latencies.append(time.perf_counter() - start)

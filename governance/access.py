@@ -22,19 +22,22 @@ forbidden (403).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeGuard, TypeVar, cast
 
-from django.apps import apps
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import ImproperlyConfigured
 from django.db.models import Model, Q, QuerySet
 
 from governance import roles
-from samsite.api.errors import Forbidden, NotFound
+from governance.models import ApiToken, RestrictedTag
+from samsite.core.actor import SYSTEM, Actor, SystemActor
+from samsite.core.errors import Forbidden, NotFound
+from samsite.core.models import Space
 
 # read: see and recall; write: add memories (and edit your own); edit: change a memory;
 # curate: archive, restore, delete, merge, restrict; audit: read audit timelines;
@@ -54,35 +57,21 @@ ALL_PERMISSIONS = frozenset(code for code, _ in roles.SPACE_PERMISSIONS)
 MEMORY_VIEW_PERMISSION = "view_memory"
 
 
-class SystemActor:
-    """The actor of management commands and jobs: whoever runs them already owns the data."""
-
-    pk = None
-    is_active = True
-    is_authenticated = True
-    is_superuser = True
-
-    def __str__(self) -> str:
-        return "system"
-
-
-SYSTEM = SystemActor()
-
-
-def user_or_none(actor):
+def user_or_none(actor: Actor) -> User | None:
     """The user to record as author or actor: None for SYSTEM and anonymous callers."""
-    return actor if getattr(actor, "pk", None) else None
+    # Only a signed-in User has a pk (SYSTEM's and AnonymousUser's are None).
+    return cast("User | None", actor if getattr(actor, "pk", None) else None)
 
 
-def _is_active(actor) -> bool:
+def _is_active(actor: Actor | None) -> TypeGuard[Actor]:
     if actor is SYSTEM:
         return True
     return actor is not None and not isinstance(actor, AnonymousUser) and actor.is_active
 
 
-def _token(actor):
+def _token(actor: Actor) -> ApiToken | None:
     """The API token the actor authenticated with, if any (set by ApiTokenAuthentication)."""
-    return getattr(actor, "sam_token", None)
+    return cast("ApiToken | None", getattr(actor, "sam_token", None))
 
 
 # --- rights ---------------------------------------------------------------------------
@@ -99,10 +88,10 @@ class SpaceRights:
 
 
 def _space_content_type() -> ContentType:
-    return ContentType.objects.get_for_model(apps.get_model("memories", "Space"))
+    return ContentType.objects.get_for_model(Space)
 
 
-def _guardian_perms(user, content_type: ContentType) -> dict[str, set[str]]:
+def _guardian_perms(user: User, content_type: ContentType) -> dict[str, set[str]]:
     """object_pk -> permission codenames the user holds, directly or through groups."""
     from guardian.models import GroupObjectPermission, UserObjectPermission
 
@@ -148,19 +137,19 @@ def forget_rights() -> None:
         memo.clear()
 
 
-def forget_rights_on_space_delete(sender, **kwargs) -> None:
-    """post_delete receiver for memories.Space (connected in GovernanceConfig.ready)."""
+def forget_rights_on_space_delete(sender: type[Space], **kwargs: Any) -> None:
+    """post_delete receiver for Space (connected in GovernanceConfig.ready)."""
     forget_rights()
 
 
-def _memo_key(actor) -> tuple[Any, Any]:
+def _memo_key(actor: Actor) -> tuple[Any, Any]:
     if actor is SYSTEM:
         return ("system", None)
     token = _token(actor)
     return (actor.pk, token.pk if token is not None else None)
 
 
-def rights(actor) -> dict[int, SpaceRights]:
+def rights(actor: Actor) -> dict[int, SpaceRights]:
     """space id -> what `actor` may do there, for every space it may read.
 
     Memoised for the length of an HTTP request (see rights_memoised); the caller gets its
@@ -177,11 +166,12 @@ def rights(actor) -> dict[int, SpaceRights]:
     return dict(memo[key])
 
 
-def _rights(actor) -> dict[int, SpaceRights]:
-    Space = apps.get_model("memories", "Space")
+def _rights(actor: Actor) -> dict[int, SpaceRights]:
     if actor is SYSTEM or actor.is_superuser:
         perms_by_space = {pk: set(ALL_PERMISSIONS) for pk in Space.objects.values_list("pk", flat=True)}
     else:
+        # SYSTEM is a superuser (the branch above); rights() turned anonymous callers away.
+        assert not isinstance(actor, (SystemActor, AnonymousUser))
         held = _guardian_perms(actor, _space_content_type())
         perms_by_space = {int(pk): perms & ALL_PERMISSIONS for pk, perms in held.items()}
     token = _token(actor)
@@ -198,7 +188,6 @@ def _rights(actor) -> dict[int, SpaceRights]:
 
 
 def _with_hidden_tags(perms_by_space: dict[int, frozenset[str]]) -> dict[int, SpaceRights]:
-    RestrictedTag = apps.get_model("governance", "RestrictedTag")
     result = {
         pk: SpaceRights(space_id=pk, perms=perms, rank=roles.rank_of_permissions(perms))
         for pk, perms in perms_by_space.items()
@@ -261,7 +250,7 @@ class Visibility:
         return "(" + " OR ".join(clauses) + ")", params
 
 
-def memory_visibility(actor, space_ids: set[int] | None = None, *,
+def memory_visibility(actor: Actor, space_ids: set[int] | None = None, *,
                       granted: dict[int, SpaceRights] | None = None) -> Visibility:
     """The memories `actor` may see, optionally only in `space_ids`.
 
@@ -279,33 +268,51 @@ def memory_visibility(actor, space_ids: set[int] | None = None, *,
     return Visibility(groups=groups, granted=_granted_memories(actor, set(by_space)))
 
 
-def _granted_memories(actor, readable_space_ids: set[int]) -> tuple[str, ...]:
-    """Memories granted to the actor one by one, inside spaces it may read.
-
-    Grants live in governance's MemoryUserGrant / MemoryGroupGrant (real foreign keys,
-    deleted with their memory), so every id found here names a memory that exists.
-    """
+def _granted_memories(actor: Actor, readable_space_ids: set[int]) -> tuple[str, ...]:
+    """Memories granted to the actor one by one, inside spaces it may read."""
     if actor is SYSTEM or not _is_active(actor) or not readable_space_ids:
         return ()
-    UserGrant = apps.get_model("governance", "MemoryUserGrant")
-    GroupGrant = apps.get_model("governance", "MemoryGroupGrant")
-    wanted = {"permission__codename": MEMORY_VIEW_PERMISSION,
-              "content_object__space_id__in": list(readable_space_ids)}
-    direct = UserGrant.objects.filter(user=actor, **wanted).values_list("content_object_id", flat=True)
-    via_groups = (GroupGrant.objects.filter(group__in=actor.groups.all(), **wanted)
-                  .values_list("content_object_id", flat=True))
-    return tuple(sorted(set(direct.union(via_groups))))
+    return tuple(sorted(set(memory_registry().granted(actor, readable_space_ids))))
+
+
+# --- what memories registers -------------------------------------------------------------
+# Governance sits below the apps whose rows it guards and never names their models: the
+# memories app registers its Memory model here as it starts (memories.apps), with how to
+# find the memories granted to a user one by one. Rows of that model carry `space_id`,
+# `visibility_rank` and `tags`, which Visibility narrows on.
+
+@dataclass(frozen=True)
+class MemoryRegistry:
+    model: type[Model]
+    versions: type[Model]
+    # (actor, readable space ids) -> ids of the memories granted to that user one by one
+    granted: Callable[[Any, set[int]], Iterable[str]]
+
+
+_memory_registry: MemoryRegistry | None = None
+
+
+def register_memories(*, model: type[Model], versions: type[Model],
+                      granted: Callable[[Any, set[int]], Iterable[str]]) -> None:
+    global _memory_registry
+    _memory_registry = MemoryRegistry(model=model, versions=versions, granted=granted)
+
+
+def memory_registry() -> MemoryRegistry:
+    if _memory_registry is None:
+        raise ImproperlyConfigured("No memory model registered: is 'memories' in INSTALLED_APPS?")
+    return _memory_registry
 
 
 # --- the gateway functions --------------------------------------------------------------
 
-def sees_everything(actor) -> bool:
+def sees_everything(actor: Actor) -> bool:
     """Whether `actor` holds every right everywhere (SYSTEM and superusers), including over
     records that belong to no space or to a deleted one."""
     return actor is SYSTEM or (_is_active(actor) and actor.is_superuser and _token(actor) is None)
 
 
-def can_create_spaces(actor) -> bool:
+def can_create_spaces(actor: Actor) -> bool:
     """Whether `actor` may create a space (and so become its owner).
 
     Any signed-in user may, except through a token narrowed to named spaces or capped at
@@ -325,9 +332,8 @@ def can_create_spaces(actor) -> bool:
     return token.role in ("", roles.Role.OWNER)
 
 
-def spaces_visible(actor) -> QuerySet:
+def spaces_visible(actor: Actor) -> QuerySet[Space]:
     """Spaces `actor` may read."""
-    Space = apps.get_model("memories", "Space")
     if not _is_active(actor):
         return Space.objects.none()
     if actor is SYSTEM:
@@ -335,7 +341,7 @@ def spaces_visible(actor) -> QuerySet:
     return Space.objects.filter(pk__in=list(rights(actor)))
 
 
-def can(actor, action: Action, space, obj: Model | None = None) -> bool:
+def can(actor: Actor, action: Action, space: Space, obj: Model | None = None) -> bool:
     """Whether `actor` may perform `action` in `space` (on `obj`, for per-memory rules)."""
     if actor is SYSTEM:
         return True
@@ -349,14 +355,14 @@ def can(actor, action: Action, space, obj: Model | None = None) -> bool:
             and getattr(obj, "created_by_id", None) == getattr(actor, "pk", object()))
 
 
-def restrict(queryset: QuerySet[M], actor, *, space_field: str = "space") -> QuerySet[M]:
+def restrict(queryset: QuerySet[M], actor: Actor | None, *, space_field: str = "space") -> QuerySet[M]:
     """Narrow a queryset of space-scoped rows to what `actor` may read.
 
     Memories also pass the per-memory rules (restricted memories and tags).
     """
     if not _is_active(actor):
         return queryset.none()
-    if queryset.model._meta.label == "memories.Memory":
+    if queryset.model is memory_registry().model:
         return queryset.filter(memory_visibility(actor).q())
     return queryset.filter(**{f"{space_field}__in": list(rights(actor))})
 
@@ -365,15 +371,16 @@ def restrict(queryset: QuerySet[M], actor, *, space_field: str = "space") -> Que
 LINK_FIELDS = frozenset({"superseded_by"})
 
 
-def hide_unseen_links_in(records: list[Any], actor) -> None:
+def hide_unseen_links_in(records: list[Any], actor: Actor | None) -> None:
     """Blank, in place, every link to a memory `actor` may not see inside recorded data.
 
     `records` are what versions and audit payloads keep: states ({"superseded_by": id,
     ...}), diffs ([{path, before, after}]) and payloads nesting both. A link to a hidden
     memory becomes None, as the memory's own superseded_by does, so history never names
-    what the reader may not see. One query for all of `records`.
+    what the reader may not see. One query for all of `records`; with no actor (None), every
+    link is blanked.
     """
-    found: list[tuple[dict, str]] = []
+    found: list[tuple[dict[str, Any], str]] = []
 
     def walk(value: Any) -> None:
         if isinstance(value, dict):
@@ -393,15 +400,15 @@ def hide_unseen_links_in(records: list[Any], actor) -> None:
     walk(records)
     if not found:
         return
-    Memory = apps.get_model("memories", "Memory")
-    seen = set(restrict(Memory.objects.filter(pk__in={holder[key] for holder, key in found}), actor)
+    Memory = memory_registry().model
+    seen = set(restrict(Memory._default_manager.filter(pk__in={holder[key] for holder, key in found}), actor)
                .values_list("pk", flat=True))
     for holder, key in found:
         if holder[key] not in seen:
             holder[key] = None
 
 
-def access_space(actor, *, slug: str, action: Action = "read"):
+def access_space(actor: Actor, *, slug: str, action: Action = "read") -> Space:
     """The space called `slug`, if `actor` may see it (else NotFound) and act (else Forbidden)."""
     space = spaces_visible(actor).filter(slug=slug).first()
     if space is None:
@@ -411,12 +418,16 @@ def access_space(actor, *, slug: str, action: Action = "read"):
     return space
 
 
-def access_object(queryset: QuerySet[M], actor, *, pk: str, action: Action = "read",
+def access_object(queryset: QuerySet[M], actor: Actor, *, pk: str, action: Action = "read",
                   label: str = "object") -> M:
     """One space-scoped row by primary key, through the same rules as access_space."""
     obj = restrict(queryset, actor).filter(pk=pk).first()
     if obj is None:
         raise NotFound(f"No {label} '{pk}'.")
-    if action != "read" and not can(actor, action, obj.space, obj):
+    # Every space-scoped model has a `space` FK, which a TypeVar bound cannot say.
+    if action != "read" and not can(actor, action, obj.space, obj):  # type: ignore[attr-defined]
         raise Forbidden(f"You may not {action} {label} '{pk}'.")
     return obj
+
+
+__all__ = ["SYSTEM", "Action", "Actor", "SystemActor"]  # re-exported: callers name SYSTEM here

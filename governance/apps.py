@@ -11,8 +11,14 @@ class GovernanceConfig(AppConfig):
 
         from governance import schema  # noqa: F401  (registers the OpenAPI auth extension)
         from governance.access import forget_rights_on_space_delete
+        from governance.crypto import cipher
+        from samsite.core import sealing
+        from samsite.core.models import Space
+
+        # Sealed columns (in every app, the Space model's too) seal with governance's cipher.
+        sealing.use_cipher(cipher)
 
         # Cache invalidation only: a deleted space leaves the request's memoised rights
         # (governance.access.rights), whichever service deleted it.
-        post_delete.connect(forget_rights_on_space_delete, sender="memories.Space",
+        post_delete.connect(forget_rights_on_space_delete, sender=Space,
                             dispatch_uid="sam_forget_rights_on_space_delete")

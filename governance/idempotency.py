@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from governance.models import IdempotencyKey
-from samsite.api.errors import Conflict, InvalidInput
+from samsite.core.errors import Conflict, InvalidInput
 
 HEADER = "Idempotency-Key"
 LIFETIME = timedelta(hours=24)

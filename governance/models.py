@@ -11,10 +11,10 @@ from django.contrib.auth.models import Group
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
-from guardian.models import GroupObjectPermissionBase, UserObjectPermissionBase
 
 from governance.modes import Mode
 from governance.roles import RESTRICTABLE_TO, Role
+from samsite.core.models import Space
 
 TOKEN_PREFIX = "sam_"
 
@@ -56,7 +56,7 @@ class ApiToken(models.Model):
     # must mean "no spaces", never "every space".
     all_spaces = models.BooleanField(
         default=False, help_text="Works in every space of its user; else only in `spaces`.")
-    spaces = models.ManyToManyField("memories.Space", blank=True, related_name="+")
+    spaces = models.ManyToManyField(Space, blank=True, related_name="+")
     role = models.CharField(max_length=16, choices=Role.choices, blank=True, default="")
 
     objects = ApiTokenQuerySet.as_manager()
@@ -81,7 +81,7 @@ class SpaceMembership(models.Model):
     the guardian permissions in step and audit every change.
     """
 
-    space = models.ForeignKey("memories.Space", on_delete=models.CASCADE, related_name="memberships")
+    space = models.ForeignKey(Space, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                              on_delete=models.CASCADE, related_name="space_memberships")
     group = models.ForeignKey(Group, null=True, blank=True, on_delete=models.CASCADE,
@@ -118,7 +118,7 @@ class SpaceMembership(models.Model):
 class RestrictedTag(models.Model):
     """Memories carrying `tag` in `space` are hidden from roles below `min_role`."""
 
-    space = models.ForeignKey("memories.Space", on_delete=models.CASCADE,
+    space = models.ForeignKey(Space, on_delete=models.CASCADE,
                               related_name="restricted_tags")
     tag = models.CharField(max_length=64)
     min_role = models.CharField(max_length=16, choices=[(r.value, r.label) for r in RESTRICTABLE_TO])
@@ -162,7 +162,7 @@ class DataKey(models.Model):
     seal records that span spaces, such as recall events.
     """
 
-    space = models.ForeignKey("memories.Space", null=True, blank=True, on_delete=models.CASCADE,
+    space = models.ForeignKey(Space, null=True, blank=True, on_delete=models.CASCADE,
                               related_name="data_keys")
     state = models.CharField(max_length=8, choices=DataKeyState.choices, default=DataKeyState.ACTIVE)
     master_key_id = models.CharField(max_length=64)
@@ -182,40 +182,6 @@ class DataKey(models.Model):
 
     def __str__(self) -> str:
         return f"data key {self.pk} ({self.state}, space {self.space_id or 'system'})"
-
-
-class MemoryUserGrant(UserObjectPermissionBase):
-    """A guardian object permission (memories.view_memory) on one memory, for one user.
-
-    A real foreign key rather than guardian's generic (content type, text id) row, so the
-    grant is deleted with its memory by every path that deletes memories (one by one,
-    retention, forgetting, deleting the space). With a generic row the grant would
-    outlive the memory and pass to a new memory created later with the same id.
-    governance.services.memory_grant_view writes these through guardian's shortcuts,
-    which pick this table for memories.
-    """
-
-    content_object = models.ForeignKey("memories.Memory", on_delete=models.CASCADE,
-                                       related_name="user_grants")
-
-    class Meta(UserObjectPermissionBase.Meta):
-        abstract = False
-
-    def __str__(self) -> str:
-        return f"permission {self.permission_id} on memory {self.content_object_id} for user {self.user_id}"
-
-
-class MemoryGroupGrant(GroupObjectPermissionBase):
-    """The group counterpart of MemoryUserGrant, deleted with its memory the same way."""
-
-    content_object = models.ForeignKey("memories.Memory", on_delete=models.CASCADE,
-                                       related_name="group_grants")
-
-    class Meta(GroupObjectPermissionBase.Meta):
-        abstract = False
-
-    def __str__(self) -> str:
-        return f"permission {self.permission_id} on memory {self.content_object_id} for group {self.group_id}"
 
 
 class IdempotencyKey(models.Model):

@@ -1,4 +1,5 @@
-"""Memory modes (seeds 003, 004): what SAM may capture and recall, per space and per user.
+"""Memory modes: what SAM may capture and recall, per space and per user (docs/security.md,
+"Memory modes").
 
 Each mode is a policy of three answers: what happens to a write, whether recall answers,
 and whether a recall may leave traces (access counters, recall events, audit rows).
@@ -10,15 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-from django.db import models
-
-
-class Mode(models.TextChoices):
-    ASSIST = "assist", "assist: capture and recall"
-    CAPTURE_ONLY = "capture_only", "capture only: store, never recall"
-    PAUSED = "paused", "paused: the store is read-only until resumed"
-    INCOGNITO = "incognito", "incognito: answer, but write nothing durable"
-    OFF = "off", "off: no capture, no recall"
+from samsite.core.choices import Mode, Retention
 
 
 class WriteOutcome(IntEnum):
@@ -57,9 +50,4 @@ def policy_for(*modes: str) -> Policy:
     return result
 
 
-class Retention(models.IntegerChoices):
-    """How long a space keeps memories after their last change; None is forever."""
-
-    DAYS_7 = 7, "7 days"
-    DAYS_30 = 30, "30 days"
-    DAYS_90 = 90, "90 days"
+__all__ = ["Mode", "Policy", "Retention", "WriteOutcome", "policy_for"]

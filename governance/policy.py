@@ -6,33 +6,32 @@ each mode allows and how a space's mode and a user's mode combine.
 
 from __future__ import annotations
 
-from django.apps import apps
-
 from governance.access import user_or_none
+from governance.models import UserMemorySettings
 from governance.modes import Mode, Policy, WriteOutcome, policy_for
-from samsite.api.errors import ModeRefusesWrites
+from samsite.core.actor import Actor
+from samsite.core.errors import ModeRefusesWrites
 
 
-def user_mode(actor) -> str:
+def user_mode(actor: Actor) -> str:
     """The actor's own mode; jobs and commands (SYSTEM) always assist."""
     user = user_or_none(actor)
     if user is None:
         return Mode.ASSIST
     cached = getattr(user, "_sam_mode", None)
     if cached is None:
-        UserMemorySettings = apps.get_model("governance", "UserMemorySettings")
         cached = (UserMemorySettings.objects.filter(user=user).values_list("mode", flat=True).first()
                   or Mode.ASSIST)
         # One lookup per request: DRF builds a fresh user object for every request.
-        user._sam_mode = cached
+        user._sam_mode = cached  # type: ignore[attr-defined]  # a cache on this request's user
     return cached
 
 
-def policy(actor, space) -> Policy:
+def policy(actor: Actor, space) -> Policy:
     return policy_for(space.mode, user_mode(actor))
 
 
-def write_outcome(actor, space) -> WriteOutcome:
+def write_outcome(actor: Actor, space) -> WriteOutcome:
     """STORE or DISCARD for a write to `space`; raises Conflict (409) when the mode refuses."""
     outcome = policy(actor, space).write
     if outcome is WriteOutcome.REFUSE:
@@ -40,7 +39,7 @@ def write_outcome(actor, space) -> WriteOutcome:
     return outcome
 
 
-def refusal_message(actor, space) -> str:
+def refusal_message(actor: Actor, space) -> str:
     mode = space.mode if space.mode in (Mode.PAUSED, Mode.OFF) else user_mode(actor)
     whose = f"Space '{space.slug}'" if mode == space.mode else "Your memory"
     return f"{whose} is {mode}: nothing can be written until it is resumed."

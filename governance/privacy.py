@@ -70,7 +70,7 @@ def redact_value(value: Any, *, path: str, allowlist: Collection[str] = (),
         else:
             at = f"{here}[{key}]"
         if isinstance(item, (list, dict)):
-            child: list[Any] | dict[Any, Any] = [] if isinstance(item, list) else {}
+            child: Any = [] if isinstance(item, list) else {}  # else any JSON value, below
             stack.append((_items(item), child, at))
         else:
             child = redact(item, at)[0] if isinstance(item, str) else item

@@ -12,67 +12,79 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from datetime import timedelta
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
-from django.apps import apps
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q
-from django.db.models.functions import Coalesce, Greatest
+from django.db.models import Model, Q
 from django.utils import timezone
 
 from governance import access
+from governance.audit.services import audit_record
 from governance.crypto import datakeys, rotation
 from governance.models import DataKey
-from samsite.api.errors import InvalidInput
+from samsite.core.actor import Actor
+from samsite.core.errors import InvalidInput
+from samsite.core.models import Space
+from samsite.core.signals import announce_change
 
-# Models outside memories that hold a space's derived data, deleted with its memories.
-DERIVED_APPS = ("prd",)
+# --- what the apps above register ----------------------------------------------------------
+# Forgetting, deleting and the retention window reach data that apps above governance keep;
+# governance never names their models. Each app registers, as it starts, how to delete what
+# it keeps in a space (memories.apps, prd.apps, retrieval.apps). Every callable returns
+# what QuerySet.delete() does: rows deleted per model label, cascades included.
 
-# Receipt names of what a purge deletes, by model label; other models count under their label.
-COUNT_NAMES = {
-    "memories.Memory": "memories",
-    "memories.MemoryVersion": "versions",
-    "memories.MemoryStats": "memory_stats",
-    "retrieval.RecallEvent": "recall_events",
-    "prd.PRDExecution": "prd_executions",
-    "prd.PRDEvent": "prd_events",
-    "prd.PRDDecision": "prd_decisions",
-    "prd.PRDRun": "prd_runs",
-    "prd.FormedMemory": "formed_memories",
-    "prd.ThinkingChain": "thinking_chains",
-}
+Deleted = dict[str, int]
 
 
-def _audit(action: str, **kwargs: Any) -> None:
-    from governance.audit.services import audit_record
+@dataclass(frozen=True)
+class SpaceData:
+    # Rows that quote or derive from these memories: (space, memory ids, whole space?).
+    with_memories: Callable[[Any, list[str], bool], Deleted] | None = None
+    # Everything else the app keeps in the space, deleted before its keys are destroyed.
+    everything: Callable[[Any], Deleted] | None = None
+    # What the space's retention window removes: (space, cutoff).
+    expired: Callable[[Any, datetime], Deleted] | None = None
+    # Statistics that count the space's search tokens, dropped when it forgets everything.
+    statistics: Callable[[Any], None] | None = None
+    # Receipt names of the rows deleted, by model; other models count under their label.
+    count_names: dict[type[Model], str] = field(default_factory=dict)
 
-    audit_record(action, **kwargs)
+
+_space_data: list[SpaceData] = []
+
+
+def register_space_data(data: SpaceData) -> None:
+    _space_data.append(data)
+
+
+def _count_name(label: str) -> str:
+    for data in _space_data:
+        for model, name in data.count_names.items():
+            if model._meta.label == label:
+                return name
+    return label
 
 
 def _announce(space_id: int) -> None:
-    from memories.services import announce_change
-
     announce_change([space_id])
 
 
 def _purge(space, memory_filter: Q | None = None) -> dict[str, int]:
     """Delete a space's memories (all, or those matching) and what derives from them."""
-    Memory = apps.get_model("memories", "Memory")
-    RecallEvent = apps.get_model("retrieval", "RecallEvent")
-    memories = Memory.objects.filter(space=space)
+    Memory = access.memory_registry().model
+    memories = Memory._default_manager.filter(space=space)
     if memory_filter is not None:
         memories = memories.filter(memory_filter)
     ids = list(memories.values_list("pk", flat=True))
-    # Recall events quote queries and rationales about these memories; forgetting a whole
-    # space also drops every recall that looked into it.
-    touched = Q(memory_ids__overlap=ids) if ids else Q(pk__in=[])
-    if memory_filter is None:
-        touched |= Q(spaces__contains=[space.slug])
     counts = {"memories": 0, "versions": 0, "recall_events": 0}
-    _tally(counts, RecallEvent.objects.filter(touched).delete()[1])
+    for data in _space_data:
+        if data.with_memories is not None:
+            _tally(counts, data.with_memories(space, ids, memory_filter is None))
     # Versions, counters and grants go with their memory (cascades), and are counted.
-    _tally(counts, Memory.objects.filter(pk__in=ids).delete()[1])
+    _tally(counts, Memory._default_manager.filter(pk__in=ids).delete()[1])
     return counts
 
 
@@ -80,7 +92,7 @@ def _tally(counts: dict[str, int], deleted: dict[str, int]) -> None:
     """Add what a QuerySet.delete() reports (rows per model label, cascades included)."""
     for label, rows in deleted.items():
         if rows:
-            name = COUNT_NAMES.get(label, label)
+            name = _count_name(label)
             counts[name] = counts.get(name, 0) + rows
 
 
@@ -91,41 +103,9 @@ def _add(counts: dict[str, int], more: dict[str, int]) -> None:
 
 def _purge_derived(space) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for label in DERIVED_APPS:
-        if not apps.is_installed(label):
-            continue
-        for model in apps.get_app_config(label).get_models():
-            field_names = {f.name for f in model._meta.get_fields()}
-            if "space" in field_names:
-                _tally(counts, model.objects.filter(space=space).delete()[1])
-    return counts
-
-
-def _purge_prd(space, cutoff) -> dict[str, int]:
-    """Delete the space's finished PRD work older than `cutoff`.
-
-    Completed executions whose last event (or completion) is older go, with their events,
-    decisions, runs and formed-memory links (cascades). Completed or abandoned thinking
-    chains last changed before the cutoff go too, unless an event or decision of an
-    execution that stays cites them: those go with that execution. Memories formed from
-    either are memories, under the memory rule.
-    """
-    if not apps.is_installed("prd"):
-        return {}
-    # By name, not import: governance sits below prd (STYLE.md, "Layout"). The statuses
-    # are prd.models.ExecutionStatus.COMPLETED and ChainStatus.COMPLETED / ABANDONED.
-    model = apps.get_model
-    counts: dict[str, int] = {}
-    finished = Coalesce(Greatest("last_event_at", "completed_at"), "updated_at")
-    executions = (model("prd", "PRDExecution").objects.filter(space=space, status="completed")
-                  .alias(finished=finished).filter(finished__lt=cutoff))
-    _tally(counts, executions.delete()[1])
-    cited = Q(Exists(model("prd", "PRDEvent").objects.filter(thinking_chain=OuterRef("pk")))) | Q(
-        Exists(model("prd", "PRDDecision").objects.filter(thinking_chain=OuterRef("pk"))))
-    chains = (model("prd", "ThinkingChain").objects
-              .filter(space=space, updated_at__lt=cutoff, status__in=["completed", "abandoned"])
-              .exclude(cited))
-    _tally(counts, chains.delete()[1])
+    for data in _space_data:
+        if data.everything is not None:
+            _tally(counts, data.everything(space))
     return counts
 
 
@@ -142,7 +122,7 @@ def _purge_all(space) -> dict[str, int]:
     """
     counts = _purge(space)
     _add(counts, _purge_derived(space))
-    apps.get_model("memories", "Space").objects.select_for_update().get(pk=space.pk)
+    Space.objects.select_for_update().get(pk=space.pk)
     _add(counts, _purge(space))
     _add(counts, _purge_derived(space))
     # This transaction's own hold on the old key (if it sealed anything) must not outlive it.
@@ -150,7 +130,7 @@ def _purge_all(space) -> dict[str, int]:
     return counts
 
 
-def space_forget(*, actor, slug: str) -> dict[str, Any]:
+def space_forget(*, actor: Actor, slug: str) -> dict[str, Any]:
     """Forget everything in a user space; returns a deletion receipt. The space stays."""
     space = access.access_space(actor, slug=slug, action="manage")
     if space.kind != "user":
@@ -158,47 +138,56 @@ def space_forget(*, actor, slug: str) -> dict[str, Any]:
                            fields={"space": [f"'{slug}' is a {space.kind} space; delete it instead."]})
     with transaction.atomic():
         counts = _purge_all(space)
-        retrieval_stats(space)
+        _drop_statistics(space)
         # The space stays, and so do its settings: its own sealed ones (the description)
         # are read now and sealed again under its new key, or nothing could open them.
         settings_kept = {name: getattr(space, name) for name in space.SEALED_FIELDS}
-        keys = list(DataKey.objects.filter(space=space).values_list("pk", flat=True))
-        for key_id in keys:
-            rotation.destroy_key(key_id, reason="forget everything")
-        counts["data_keys_destroyed"] = len(keys)
-        datakeys.forget_cached(space.pk)
+        counts["data_keys_destroyed"] = _destroy_keys(space, reason="forget everything")
         for name, value in settings_kept.items():
             setattr(space, name, value)
         space.save(update_fields=list(settings_kept))
-        receipt = _receipt("forget", actor, space, counts)
-        _audit("forget", actor=actor, space=space, target=space, after=receipt)
-        _announce(space.pk)
-    return receipt
+        return _receipted("forget", actor, space, counts)
 
 
-def space_delete(*, actor, slug: str) -> dict[str, Any]:
+def space_delete(*, actor: Actor, slug: str) -> dict[str, Any]:
     """Delete a space, its memories and its data keys (crypto-shredding); returns a receipt."""
     space = access.access_space(actor, slug=slug, action="manage")
     with transaction.atomic():
         counts = _purge_all(space)
-        keys = list(DataKey.objects.filter(space=space).values_list("pk", flat=True))
-        for key_id in keys:
-            rotation.destroy_key(key_id, reason="space deleted")
-        counts["data_keys_destroyed"] = len(keys)
-        receipt = _receipt("delete", actor, space, counts)
-        _audit("delete", actor=actor, space=space, target=space, after=receipt)
-        _announce(space.pk)
+        counts["data_keys_destroyed"] = _destroy_keys(space, reason="space deleted")
+        receipt = _receipted("delete", actor, space, counts)
         space.delete()
     return receipt
 
 
-def retrieval_stats(space) -> None:
-    """Drop the lexeme statistics of a space (they count its search tokens)."""
-    apps.get_model("retrieval", "LexemeStat").objects.filter(space=space).delete()
-    apps.get_model("retrieval", "SpaceTextStats").objects.filter(space=space).delete()
+def _destroy_keys(space, *, reason: str) -> int:
+    """Destroy every data key of the space (crypto-shredding); returns how many.
+
+    Whatever they sealed, wherever a copy survives (the append-only audit log, a backup),
+    can no longer be read. This process's cached hold on them goes too.
+    """
+    keys = list(DataKey.objects.filter(space=space).values_list("pk", flat=True))
+    for key_id in keys:
+        rotation.destroy_key(key_id, reason=reason)
+    datakeys.forget_cached(space.pk)
+    return len(keys)
 
 
-def _receipt(kind: str, actor, space, counts: dict[str, int]) -> dict[str, Any]:
+def _receipted(kind: str, actor: Actor, space, counts: dict[str, int]) -> dict[str, Any]:
+    """The deletion receipt, audited (counts only), and caches told."""
+    receipt = _receipt(kind, actor, space, counts)
+    audit_record(kind, actor=actor, space=space, target=space, after=receipt)
+    _announce(space.pk)
+    return receipt
+
+
+def _drop_statistics(space) -> None:
+    for data in _space_data:
+        if data.statistics is not None:
+            data.statistics(space)
+
+
+def _receipt(kind: str, actor: Actor, space, counts: dict[str, int]) -> dict[str, Any]:
     body = {
         "receipt_id": str(uuid.uuid4()),
         "kind": kind,
@@ -221,21 +210,20 @@ def retention_enforce(*, now=None) -> dict[str, dict[str, int]]:
     other spaces: its query and rationales may quote this space's memories, and a recall
     event cannot be split. Each space is one transaction, audited with counts only.
     """
-    Space = apps.get_model("memories", "Space")
-    RecallEvent = apps.get_model("retrieval", "RecallEvent")
     now = now or timezone.now()
     purged: dict[str, dict[str, int]] = {}
     for space in Space.objects.filter(retention_days__isnull=False).order_by("pk"):
+        assert space.retention_days is not None  # filtered above
         cutoff = now - timedelta(days=space.retention_days)
         with transaction.atomic():
             counts = _purge(space, Q(updated_at__lt=cutoff))
-            old_recalls = RecallEvent.objects.filter(spaces__contains=[space.slug], created_at__lt=cutoff)
-            counts["recall_events"] += old_recalls.delete()[0]
-            _add(counts, _purge_prd(space, cutoff))
+            for data in _space_data:
+                if data.expired is not None:
+                    _tally(counts, data.expired(space, cutoff))
             if any(counts.values()):
                 purged[space.slug] = counts
-                _audit("retention_purge", actor=access.SYSTEM, space=space, target=space,
-                       after={"cutoff": cutoff.isoformat(), "deleted": counts,
-                              "retention_days": space.retention_days})
+                audit_record("retention_purge", actor=access.SYSTEM, space=space, target=space,
+                             after={"cutoff": cutoff.isoformat(), "deleted": counts,
+                                    "retention_days": space.retention_days})
                 _announce(space.pk)
     return purged

@@ -9,6 +9,16 @@ from __future__ import annotations
 
 from django.db import models
 
+# The permissions are declared with the Space model; roles bundle them. Re-exported, so the
+# gateway and the services name every right through this module.
+from samsite.core.choices import PERM_AUDIT as PERM_AUDIT
+from samsite.core.choices import PERM_CURATE as PERM_CURATE
+from samsite.core.choices import PERM_EDIT_ANY as PERM_EDIT_ANY
+from samsite.core.choices import PERM_MANAGE as PERM_MANAGE
+from samsite.core.choices import PERM_READ as PERM_READ
+from samsite.core.choices import PERM_WRITE as PERM_WRITE
+from samsite.core.choices import SPACE_PERMISSIONS as SPACE_PERMISSIONS
+
 
 class Role(models.TextChoices):
     OWNER = "owner"
@@ -17,23 +27,6 @@ class Role(models.TextChoices):
     AUDITOR = "auditor"
     VIEWER = "viewer"
 
-
-# Object permissions on memories.Space (declared in Space.Meta.permissions).
-PERM_READ = "space_read"          # see memories, recall, context packs, versions
-PERM_WRITE = "space_write"        # add memories, edit your own
-PERM_EDIT_ANY = "space_edit_any"  # edit anyone's memories
-PERM_CURATE = "space_curate"      # archive, restore, delete, merge, restrict, resolve conflicts
-PERM_AUDIT = "space_audit"        # read the audit timeline
-PERM_MANAGE = "space_manage"      # members, roles, restricted tags, mode, retention, forget
-
-SPACE_PERMISSIONS = (
-    (PERM_READ, "Read memories and recall"),
-    (PERM_WRITE, "Add memories and edit own"),
-    (PERM_EDIT_ANY, "Edit any memory"),
-    (PERM_CURATE, "Archive, restore, delete, merge and restrict memories"),
-    (PERM_AUDIT, "Read the audit timeline"),
-    (PERM_MANAGE, "Manage members, roles, restricted tags, mode and retention"),
-)
 
 ROLE_PERMISSIONS: dict[str, frozenset[str]] = {
     Role.VIEWER: frozenset({PERM_READ}),

@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.apps import apps
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser, Group
+from django.contrib.auth.models import AbstractBaseUser, Group, User
 from django.db import transaction
 from django.utils import timezone
 from guardian.shortcuts import assign_perm, remove_perm
 
-from governance import access, policy, privacy, roles
+from governance import access, roles
+from governance.audit.services import audit_record
 from governance.models import (
     ApiToken,
     RestrictedTag,
@@ -25,21 +25,17 @@ from governance.models import (
     generate_token,
     hash_token,
 )
-from governance.modes import WriteOutcome
-from samsite.api.errors import InvalidInput, NotFound
-
-
-def _audit(action: str, **kwargs) -> None:
-    from governance.audit.services import audit_record
-
-    audit_record(action, **kwargs)
-
+from governance.modes import Mode
+from samsite.core.actor import Actor
+from samsite.core.errors import InvalidInput, NotFound
+from samsite.core.signals import announce_change
 
 # --- tokens ---------------------------------------------------------------------------
 
 @transaction.atomic
-def api_token_issue(*, user: AbstractBaseUser, name: str, expires_at: datetime | None = None,
-                    spaces: Iterable = (), role: str = "", actor=None) -> tuple[ApiToken, str]:
+def api_token_issue(*, user: User, name: str, expires_at: datetime | None = None,
+                    spaces: Iterable = (), role: str = "",
+                    actor: Actor | None = None) -> tuple[ApiToken, str]:
     """Create a token for `user`. Returns the row and the plaintext, which is not stored.
 
     `spaces` and `role` narrow what the token may do below its user's own rights. A token
@@ -55,37 +51,38 @@ def api_token_issue(*, user: AbstractBaseUser, name: str, expires_at: datetime |
         role=role, all_spaces=not spaces,
     )
     token.spaces.set(spaces)
-    _audit("token_issue", actor=actor or access.SYSTEM, target=token,
-           after={"user": user.get_username(), "name": name, "role": role,
-                  "all_spaces": token.all_spaces, "spaces": sorted(s.slug for s in spaces),
-                  "expires_at": expires_at.isoformat() if expires_at else None})
+    audit_record("token_issue", actor=actor or access.SYSTEM, target=token,
+                 after={"user": user.get_username(), "name": name, "role": role,
+                        "all_spaces": token.all_spaces, "spaces": sorted(s.slug for s in spaces),
+                        "expires_at": expires_at.isoformat() if expires_at else None})
     access.forget_rights()
     return token, raw
 
 
 @transaction.atomic
-def api_token_set_expiry(*, token: ApiToken, expires_at: datetime | None, actor=None) -> ApiToken:
+def api_token_set_expiry(*, token: ApiToken, expires_at: datetime | None,
+                         actor: Actor | None = None) -> ApiToken:
     """Change when a token stops working (None: never). Audited as an edit of the token."""
     locked = ApiToken.objects.select_for_update().get(pk=token.pk)
     if locked.expires_at != expires_at:
         before = locked.expires_at
         locked.expires_at = expires_at
         locked.save(update_fields=["expires_at"])
-        _audit("edit", actor=actor or access.SYSTEM, target=locked,
-               before={"expires_at": before.isoformat() if before else None},
-               after={"expires_at": expires_at.isoformat() if expires_at else None})
+        audit_record("edit", actor=actor or access.SYSTEM, target=locked,
+                     before={"expires_at": before.isoformat() if before else None},
+                     after={"expires_at": expires_at.isoformat() if expires_at else None})
         access.forget_rights()
     token.expires_at = locked.expires_at
     return locked
 
 
 @transaction.atomic
-def api_token_revoke(*, token: ApiToken, actor=None) -> ApiToken:
+def api_token_revoke(*, token: ApiToken, actor: Actor | None = None) -> ApiToken:
     if token.revoked_at is None:
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
-        _audit("token_revoke", actor=actor or access.SYSTEM, target=token,
-               after={"user": token.user.get_username(), "name": token.name})
+        audit_record("token_revoke", actor=actor or access.SYSTEM, target=token,
+                     after={"user": token.user.get_username(), "name": token.name})
         access.forget_rights()
     return token
 
@@ -102,13 +99,13 @@ def _sync_perms(space, principal: AbstractBaseUser | Group, *, old: str | None, 
     before = roles.ROLE_PERMISSIONS[old] if old else frozenset()
     after = roles.ROLE_PERMISSIONS[new] if new else frozenset()
     for codename in sorted(before - after):
-        remove_perm(f"memories.{codename}", principal, space)
+        remove_perm(f"{space._meta.app_label}.{codename}", principal, space)
     for codename in sorted(after - before):
-        assign_perm(f"memories.{codename}", principal, space)
+        assign_perm(f"{space._meta.app_label}.{codename}", principal, space)
 
 
 @transaction.atomic
-def membership_grant(*, actor, space, role: str, user=None, group=None) -> SpaceMembership:
+def membership_grant(*, actor: Actor, space, role: str, user=None, group=None) -> SpaceMembership:
     """Give a user or group `role` in `space` (replacing any role they held there)."""
     if role not in roles.Role.values:
         raise InvalidInput("Unknown role.", fields={"role": [f"One of {', '.join(roles.Role.values)}."]})
@@ -116,6 +113,7 @@ def membership_grant(*, actor, space, role: str, user=None, group=None) -> Space
     membership = SpaceMembership.objects.select_for_update().filter(space=space, **who).first()
     old_role = membership.role if membership else None
     if old_role == role:
+        assert membership is not None  # old_role came from it, and role is never None
         return membership
     if membership is None:
         membership = SpaceMembership(space=space, **who)
@@ -123,22 +121,22 @@ def membership_grant(*, actor, space, role: str, user=None, group=None) -> Space
     membership.granted_by = access.user_or_none(actor)
     membership.save()
     _sync_perms(space, user or group, old=old_role, new=role)
-    _audit("grant", actor=actor, space=space, target=membership,
-           before={"role": old_role} if old_role else None,
-           after={"principal": membership.principal, "role": role})
+    audit_record("grant", actor=actor, space=space, target=membership,
+                 before={"role": old_role} if old_role else None,
+                 after={"principal": membership.principal, "role": role})
     access.forget_rights()
     return membership
 
 
 @transaction.atomic
-def membership_revoke(*, actor, space, user=None, group=None) -> bool:
+def membership_revoke(*, actor: Actor, space, user=None, group=None) -> bool:
     who = _principal(user, group)
     membership = SpaceMembership.objects.select_for_update().filter(space=space, **who).first()
     if membership is None:
         return False
     _sync_perms(space, user or group, old=membership.role, new=None)
-    _audit("revoke", actor=actor, space=space, target=membership,
-           before={"principal": membership.principal, "role": membership.role})
+    audit_record("revoke", actor=actor, space=space, target=membership,
+                 before={"principal": membership.principal, "role": membership.role})
     membership.delete()
     access.forget_rights()
     return True
@@ -147,7 +145,7 @@ def membership_revoke(*, actor, space, user=None, group=None) -> bool:
 # --- restrictions ---------------------------------------------------------------------
 
 @transaction.atomic
-def restricted_tag_set(*, actor, space, tag: str, min_role: str) -> RestrictedTag:
+def restricted_tag_set(*, actor: Actor, space, tag: str, min_role: str) -> RestrictedTag:
     if min_role not in [r.value for r in roles.RESTRICTABLE_TO]:
         raise InvalidInput("Invalid role.", fields={"min_role": [
             f"One of {', '.join(r.value for r in roles.RESTRICTABLE_TO)}."]})
@@ -162,86 +160,33 @@ def restricted_tag_set(*, actor, space, tag: str, min_role: str) -> RestrictedTa
         row = RestrictedTag(space=space, tag=tag)
     row.min_role = min_role
     row.save()
-    _audit("grant", actor=actor, space=space, target=row, before=before,
-           after={"restricted_tag": tag, "min_role": min_role})
+    audit_record("grant", actor=actor, space=space, target=row, before=before,
+                 after={"restricted_tag": tag, "min_role": min_role})
     _announce(space)
     access.forget_rights()
     return row
 
 
 @transaction.atomic
-def restricted_tag_remove(*, actor, space, tag: str) -> bool:
+def restricted_tag_remove(*, actor: Actor, space, tag: str) -> bool:
     deleted, _ = RestrictedTag.objects.filter(space=space, tag=tag.strip().lower()).delete()
     if deleted:
-        _audit("revoke", actor=actor, space=space, target_type="restrictedtag", target_id=tag,
-               before={"restricted_tag": tag})
+        audit_record("revoke", actor=actor, space=space, target_type="restrictedtag", target_id=tag,
+                     before={"restricted_tag": tag})
         _announce(space)
         access.forget_rights()
     return bool(deleted)
 
 
-@transaction.atomic
-def memory_restrict(*, actor, memory_id: str, min_role: str | None, reason: str = ""):
-    """Hide one memory from roles below `min_role` (None lifts the restriction).
-
-    A write like any other: a paused or off space (or user) refuses it (409), and in
-    incognito the answer shows the change while nothing is kept.
-    """
-    Memory = apps.get_model("memories", "Memory")
-    memory = access.access_object(Memory.objects.select_for_update(of=("self",)).select_related("space"),
-                                  actor, pk=memory_id, action="curate", label="memory")
-    outcome = policy.write_outcome(actor, memory.space)
-    if min_role is not None and min_role not in [r.value for r in roles.RESTRICTABLE_TO]:
-        raise InvalidInput("Invalid role.", fields={"restricted_to": [
-            f"One of {', '.join(r.value for r in roles.RESTRICTABLE_TO)}, or null."]})
-    rank = roles.RANK[min_role] if min_role else roles.NO_RESTRICTION
-    if memory.visibility_rank != rank:
-        before = memory.visibility_rank
-        Memory.objects.filter(pk=memory.pk).update(visibility_rank=rank)
-        memory.visibility_rank = rank
-        # The reason is free text about the memory, and the log is append-only: like every
-        # memory event it keeps a keyed fingerprint of the (redacted) reason, not the text,
-        # so neither the words nor the personal data in them outlive the memory.
-        _audit("restrict", actor=actor, space=memory.space, target=memory,
-               before={"visibility_rank": before}, after={"visibility_rank": rank},
-               note=privacy.redact_value(reason.strip(), path="reason", report=[]), digest_text=True)
-        _announce(memory.space)
-        access.forget_rights()
-        if outcome is WriteOutcome.DISCARD:
-            # Incognito: the caller sees the answer; the surrounding atomic block rolls back.
-            transaction.set_rollback(True)
-            memory.persisted = False
-    return memory
-
-
-@transaction.atomic
-def memory_grant_view(*, actor, memory_id: str, user, revoke: bool = False):
-    """Let one user see one restricted memory (or take that back)."""
-    Memory = apps.get_model("memories", "Memory")
-    memory = access.access_object(Memory.objects.select_related("space"), actor, pk=memory_id,
-                                  action="curate", label="memory")
-    # Guardian keeps the grant in governance.MemoryUserGrant (a foreign key to the memory),
-    # so it is deleted with the memory and never passes to a later memory with the same id.
-    (remove_perm if revoke else assign_perm)(f"memories.{access.MEMORY_VIEW_PERMISSION}", user, memory)
-    _audit("revoke" if revoke else "grant", actor=actor, space=memory.space, target=memory,
-           after={"view_memory": user.get_username()})
-    access.forget_rights()
-    return memory
-
-
 def _announce(space) -> None:
     # Cached recall answers may hold memories whose visibility just changed.
-    from memories.services import announce_change
-
     announce_change([space.pk])
 
 
 # --- modes ----------------------------------------------------------------------------
 
 @transaction.atomic
-def user_mode_set(*, actor, user, mode: str) -> UserMemorySettings:
-    from governance.modes import Mode
-
+def user_mode_set(*, actor: Actor, user, mode: str) -> UserMemorySettings:
     if mode not in Mode.values:
         raise InvalidInput("Unknown mode.", fields={"mode": [f"One of {', '.join(Mode.values)}."]})
     settings_row, _ = UserMemorySettings.objects.get_or_create(user=user)
@@ -249,8 +194,8 @@ def user_mode_set(*, actor, user, mode: str) -> UserMemorySettings:
         before = settings_row.mode
         settings_row.mode = mode
         settings_row.save()
-        _audit("mode_change", actor=actor, target_type="user", target_id=str(user.pk),
-               before={"mode": before}, after={"mode": mode})
+        audit_record("mode_change", actor=actor, target_type="user", target_id=str(user.pk),
+                     before={"mode": before}, after={"mode": mode})
     return settings_row
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.contrib.admin.utils import quote, unquote
 from django.contrib.postgres.forms import SimpleArrayField
 from django.db.models import QuerySet
@@ -14,6 +15,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
 from governance import access, retention
+from governance import spaces as space_services
 from governance.admin import (
     RestrictedTagInline,
     SpaceMembershipInline,
@@ -21,8 +23,9 @@ from governance.admin import (
     save_governance_formset,
 )
 from memories import curation, entry, selectors, services
-from memories.models import Memory, MemoryVersion, Space
-from samsite.api.errors import DomainError
+from memories.models import Memory, MemoryVersion
+from samsite.core.errors import DomainError
+from samsite.core.models import Space
 
 
 @admin.register(Space)
@@ -58,12 +61,12 @@ class SpaceAdmin(admin.ModelAdmin):
         return allowed and (obj is None or access.can(request.user, "manage", obj))
 
     def save_model(self, request: HttpRequest, obj: Space, form, change: bool) -> None:
-        values = {name: form.cleaned_data[name] for name in services.SPACE_SETTINGS
+        values = {name: form.cleaned_data[name] for name in space_services.SPACE_SETTINGS
                   if name in form.cleaned_data}
         if change:
-            saved = services.space_update(actor=request.user, slug=obj.slug, changes=values)
+            saved = space_services.space_update(actor=request.user, slug=obj.slug, changes=values)
         else:
-            saved = services.space_create(actor=request.user, slug=form.cleaned_data["slug"], **values)
+            saved = space_services.space_create(actor=request.user, slug=form.cleaned_data["slug"], **values)
         obj.pk = saved.pk
         obj.refresh_from_db()
 
@@ -90,7 +93,7 @@ class TagFilter(admin.SimpleListFilter):
     title = "tag"
     parameter_name = "tag"
 
-    def lookups(self, request, model_admin):
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]) -> list[tuple[str, str]]:
         tags = (
             access.restrict(Memory.objects.all(), request.user)
             .values_list("tags", flat=True)
@@ -145,7 +148,7 @@ class MemoryAdminForm(forms.ModelForm):
 
     def entry_data(self) -> dict[str, Any]:
         """The cleaned form as the services' input shape."""
-        data = {name: self.cleaned_data.get(name) for name in self.Meta.fields}
+        data: dict[str, Any] = {name: self.cleaned_data.get(name) for name in self.Meta.fields}
         data["source"] = {
             "type": data.pop("source_type"), "ref": data.pop("source_ref"),
             "uri": data.pop("source_uri") or None,
@@ -161,6 +164,7 @@ class MemoryAdminForm(forms.ModelForm):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
+        assert cleaned is not None  # ModelForm.clean() returns cleaned_data
         if self.errors:
             return cleaned
         # The same normalisation and limits the services apply, reported on the form.
@@ -275,15 +279,15 @@ class MemoryAdmin(admin.ModelAdmin):
         data = form.entry_data()
         if change:
             data.pop("space", None)
-            saved, _ = services.memory_update(
+            saved = services.memory_update(
                 actor=request.user, memory_id=obj.pk,
                 expected_version=form.cleaned_data.get("base_version") or obj.version,
                 changes=data, reason=form.cleaned_data.get("reason") or "edited in admin",
             )
         else:
-            saved, _ = services.memory_create(actor=request.user, data=data)
-        obj.pk = saved.pk
-        obj.version = saved.version
+            saved = services.memory_create(actor=request.user, data=data)
+        obj.pk = saved.instance.pk
+        obj.version = saved.instance.version
         obj._state.adding = False
 
     def save_related(self, request, form, formsets, change) -> None:
@@ -300,7 +304,8 @@ class MemoryAdmin(admin.ModelAdmin):
     @admin.action(description="Archive selected memories")
     def archive_selected(self, request: HttpRequest, queryset: QuerySet[Memory]) -> None:
         changed = sum(
-            bool(services.memory_archive(actor=request.user, memory_id=pk, reason="archived in admin")[1])
+            bool(services.memory_archive(actor=request.user, memory_id=pk,
+                                         reason="archived in admin").changelog)
             for pk in queryset.values_list("pk", flat=True)
         )
         self.message_user(request, f"Archived {changed} memories.", messages.SUCCESS)
@@ -308,7 +313,8 @@ class MemoryAdmin(admin.ModelAdmin):
     @admin.action(description="Restore selected memories from the archive")
     def restore_selected(self, request: HttpRequest, queryset: QuerySet[Memory]) -> None:
         changed = sum(
-            bool(services.memory_unarchive(actor=request.user, memory_id=pk, reason="restored in admin")[1])
+            bool(services.memory_unarchive(actor=request.user, memory_id=pk,
+                                           reason="restored in admin").changelog)
             for pk in queryset.values_list("pk", flat=True)
         )
         self.message_user(request, f"Restored {changed} memories.", messages.SUCCESS)
@@ -337,12 +343,13 @@ class MemoryAdmin(admin.ModelAdmin):
                 else:
                     note = f" ({', '.join(result.dropped)} over the limits stay in the archived ones)" \
                         if result.dropped else ""
+                    merged = result.write.instance
                     self.message_user(request, f"Merged {len(result.merged)} memories into "
-                                      f"'{result.memory.title}' (now version {result.memory.version}){note}.",
+                                      f"'{merged.title}' (now version {merged.version}){note}.",
                                       messages.SUCCESS)
                 return None
         context = {**self.admin_site.each_context(request), "title": "Merge memories", "memories": chosen,
-                   "opts": self.model._meta, "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME}
+                   "opts": self.model._meta, "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME}
         return TemplateResponse(request, "admin/memories/memory/merge_selected.html", context)
 
     def get_urls(self):
@@ -362,13 +369,14 @@ class MemoryAdmin(admin.ModelAdmin):
             messages.error(request, "You may not change memories.")
         else:
             try:
-                memory, changelog = services.memory_version_restore(
+                restored = services.memory_version_restore(
                     actor=request.user, memory_id=unquote(object_id), version=version
                 )
             except DomainError as exc:
                 messages.error(request, exc.message)
             else:
-                note = f"now version {memory.version}" if changelog else "it already matched"
+                note = (f"now version {restored.instance.version}" if restored.changelog
+                        else "it already matched")
                 messages.success(request, f"Restored version {version} ({note}).")
         return HttpResponseRedirect(reverse("admin:memories_memory_change", args=[quote(unquote(object_id))]))
 

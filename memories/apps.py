@@ -9,8 +9,31 @@ class MemoriesConfig(AppConfig):
     def ready(self) -> None:
         from django_q.signals import post_spawn
 
+        from governance import access, retention
+        from governance.crypto import rotation
+        from memories.grants import granted_memory_ids
+        from memories.models import (
+            Memory,
+            MemoryGroupGrant,
+            MemoryStats,
+            MemoryUserGrant,
+            MemoryVersion,
+        )
+        from memories.search_index import reindex_resealed
         from memories.tasks import recover_on_worker_start
         from memories.worker_threads import limit_worker_threads
+
+        # The gateway guards memories without naming them (docs/architecture.md).
+        access.register_memories(model=Memory, versions=MemoryVersion, granted=granted_memory_ids)
+        # Key rotation re-seals memories (and re-keys their search tokens) and versions.
+        rotation.register_reseal(Memory, rotation.Reseal(after=reindex_resealed))
+        rotation.register_reseal(MemoryVersion, rotation.Reseal(select_related=("memory",)))
+        # Receipt names of what deleting memories cascades to (the grants keep the names
+        # they had when governance held them).
+        retention.register_space_data(retention.SpaceData(count_names={
+            Memory: "memories", MemoryVersion: "versions", MemoryStats: "memory_stats",
+            MemoryUserGrant: "governance.MemoryUserGrant", MemoryGroupGrant: "governance.MemoryGroupGrant",
+        }))
 
         # Process set-up, not business logic: each worker sizes its BLAS pool as it starts.
         post_spawn.connect(limit_worker_threads, dispatch_uid="sam_worker_blas_threads")

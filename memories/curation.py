@@ -17,7 +17,9 @@ from governance import access, policy
 from governance.modes import WriteOutcome
 from memories import limits, services
 from memories.models import Memory, MemoryStats
-from samsite.api.errors import Conflict, Forbidden, InvalidInput, NotFound, VersionConflict
+from samsite.core.actor import Actor
+from samsite.core.errors import Conflict, Forbidden, InvalidInput, NotFound, VersionConflict
+from samsite.core.results import WriteResult
 
 # Fields of the merged memory a curator may write in the merge request itself.
 MERGE_TEXT_FIELDS = ("title", "content", "summary")
@@ -25,9 +27,9 @@ MERGE_TEXT_FIELDS = ("title", "content", "summary")
 
 @dataclass
 class MergeResult:
-    memory: Memory
+    # The target's edit: the merged memory, its diff, what redaction removed, whether kept.
+    write: WriteResult[Memory]
     merged: list[str]
-    changelog: list[dict[str, Any]]
     # Phrases, tags and training examples that did not fit the entry's limits; they stay
     # readable in the archived sources.
     dropped: dict[str, list[Any]] = field(default_factory=dict)
@@ -43,7 +45,7 @@ def _invalid(name: str, message: str) -> InvalidInput:
     return InvalidInput(message, fields={name: [message]})
 
 
-def _lock_for_curation(actor, ids: list[str]) -> dict[str, Memory]:
+def _lock_for_curation(actor: Actor, ids: list[str]) -> dict[str, Memory]:
     """Every memory in `ids`, row-locked in pk order; 404 for one the actor cannot see,
     403 for one it sees but may not curate."""
     queryset = Memory.objects.select_for_update(of=("self",)).select_related("space", "stats")
@@ -57,7 +59,7 @@ def _lock_for_curation(actor, ids: list[str]) -> dict[str, Memory]:
     return found
 
 
-def _refuse_unless_stored(actor, memory: Memory) -> None:
+def _refuse_unless_stored(actor: Actor, memory: Memory) -> None:
     """Curation rewrites several memories at once; it is not offered where nothing is kept."""
     if policy.write_outcome(actor, memory.space) is not WriteOutcome.STORE:
         raise Conflict("Curation is not available in incognito mode: nothing would be kept.",
@@ -79,7 +81,7 @@ def _union(first: list[Any], others: list[list[Any]], *, limit: int,
 
 
 @transaction.atomic
-def memory_merge(*, actor, target_id: str, source_ids: list[str], expected_version: int,
+def memory_merge(*, actor: Actor, target_id: str, source_ids: list[str], expected_version: int,
                  changes: dict[str, Any] | None = None, reason: str = "") -> MergeResult:
     """Merge `source_ids` into `target_id`: one memory that says it all.
 
@@ -128,20 +130,19 @@ def memory_merge(*, actor, target_id: str, source_ids: list[str], expected_versi
                                       "training_examples": examples, "confidence_score": confidence,
                                       **(changes or {})}
     why = reason or f"merged {', '.join(sources)}"
-    memory, changelog = services.memory_update(actor=actor, memory_id=target_id,
-                                               expected_version=expected_version,
-                                               changes=merged_changes, reason=why, audit_action="merge")
+    write = services.memory_update(actor=actor, memory_id=target_id, expected_version=expected_version,
+                                   changes=merged_changes, reason=why, audit_action="merge")
     for source in others:
         _supersede(actor, source, by=target_id, reason=f"merged into {target_id}")
     _add_up_counters(target_id, sources)
-    memory.stats.refresh_from_db()
+    write.instance.stats.refresh_from_db()
     dropped = {name: values for name, values in (("canonical_phrases", dropped_phrases),
                                                  ("tags", dropped_tags),
                                                  ("training_examples", dropped_examples)) if values}
-    return MergeResult(memory=memory, merged=sources, changelog=changelog, dropped=dropped)
+    return MergeResult(write=write, merged=sources, dropped=dropped)
 
 
-def _supersede(actor, memory: Memory, *, by: str, reason: str) -> None:
+def _supersede(actor: Actor, memory: Memory, *, by: str, reason: str) -> None:
     if memory.superseded_by_id != by:
         services.memory_update(actor=actor, memory_id=memory.id, expected_version=memory.version,
                                changes={"superseded_by": by}, reason=reason)
@@ -162,7 +163,7 @@ def _add_up_counters(target_id: str, source_ids: list[str]) -> None:
 
 
 @transaction.atomic
-def memory_conflict_resolve(*, actor, memory_id: str, other_id: str, keep: str,
+def memory_conflict_resolve(*, actor: Actor, memory_id: str, other_id: str, keep: str,
                             reason: str = "") -> ResolveResult:
     """Settle a conflict recall flagged between two memories (its `clarify_conflict`
     follow-up): the one kept stays, the other is marked superseded by it and archived.

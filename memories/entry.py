@@ -1,7 +1,7 @@
 """A memory's editable state as plain data: normalise, fill suggestions, validate, diff.
 
 Services work on an "entry state": a dict keyed by the API's field names (the SAM entry
-shape of seed 000). These functions are pure, so normalisation and validation rules can
+shape, README.md "The memory entry"). These functions are pure, so normalisation and validation rules can
 be tested without a database.
 """
 
@@ -81,7 +81,7 @@ def _normalise_training_examples(examples: list[dict[str, Any]]) -> list[dict[st
 
 
 def normalise(changes: dict[str, Any]) -> dict[str, Any]:
-    """Normalise the fields present in `changes` (seed 000 §1); others are left out."""
+    """Normalise the fields present in `changes` (README.md, "The memory entry"); others are left out."""
     out = dict(changes)
     if "title" in out:
         out["title"] = clean_line(out["title"])
@@ -164,7 +164,7 @@ def _unit_interval(errors: Errors, path: str, value: Any) -> None:
 
 
 def validate(state: dict[str, Any]) -> Errors:
-    """Field-level errors against seed 000's JSON Schema limits; empty when valid."""
+    """Field-level errors against the entry's limits (README.md, "Limits"); empty when valid."""
     errors: Errors = {}
     _length(errors, "title", state.get("title", ""), limits.TITLE)
     _length(errors, "content", state.get("content", ""), limits.CONTENT)

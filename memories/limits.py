@@ -1,4 +1,4 @@
-"""Length and range limits of a SAM entry (seed 000's JSON Schema), in one place.
+"""Length and range limits of a SAM entry (README.md, "Limits"), in one place.
 
 The JSON Schema served at /api/v1/schema/memory-entry.json, the database check
 constraints and the service-level validation all read these numbers.

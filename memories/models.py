@@ -1,4 +1,4 @@
-"""Spaces, memories, their version history and their hot counters."""
+"""Memories, their version history and their hot counters. Spaces are samsite.core's."""
 
 from __future__ import annotations
 
@@ -8,29 +8,22 @@ from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
-from django.core.exceptions import ImproperlyConfigured
-from django.db import models, transaction
+from django.db import models
 from django.db.models import F, Func, Q
 from django.db.models.lookups import LessThanOrEqual
+from guardian.models import GroupObjectPermissionBase, UserObjectPermissionBase
 from pgvector.django import HnswIndex, VectorField
 from ulid import ULID
 
-from governance.crypto.fields import SealedJSONField, SealedTextField
-from governance.modes import Mode, Retention
-from governance.roles import NO_RESTRICTION, SPACE_PERMISSIONS
+from governance.roles import NO_RESTRICTION
 from memories import limits
+from samsite.core.models import Space
+from samsite.core.sealing import SealedJSONField, SealedTextField
 
 
 def new_memory_id() -> str:
     """A stable, sortable id such as mem_01JD5Z8K3Q4W0S6T2X9B7C1N5M."""
     return f"mem_{ULID()}"
-
-
-class SpaceKind(models.TextChoices):
-    GLOBAL = "global"
-    PROJECT = "project"
-    AGENT = "agent"
-    USER = "user"
 
 
 class MemoryType(models.TextChoices):
@@ -87,78 +80,6 @@ def default_decay_policy() -> dict[str, Any]:
     return {"type": DecayType.EXPONENTIAL.value, "half_life_days": 90, "min_confidence": 0.4}
 
 
-class SpaceManager(models.Manager["Space"]):
-    """Leaves the sealed description out of every query unless asked for (`.defer(None)`).
-
-    Almost nothing that loads a space needs it, and a space outlives its data keys when
-    it is forgotten: code that runs then (destroying the old keys, auditing the new one)
-    must be able to load the space without opening what the old key sealed. Also the
-    base manager, so `memory.space` and `key.space` leave it out too.
-    """
-
-    def get_queryset(self) -> models.QuerySet[Space]:
-        return super().get_queryset().defer(*Space.SEALED_FIELDS)
-
-
-class Space(models.Model):
-    """The scope every memory belongs to: global, a project, an agent or a user."""
-
-    slug = models.SlugField(max_length=80, unique=True)
-    name = models.CharField(max_length=200)
-    kind = models.CharField(max_length=16, choices=SpaceKind.choices, default=SpaceKind.PROJECT)
-    # Free text, redacted and sealed under the space's own key (see save()).
-    description = SealedTextField(blank=True, null=True, default="")
-    mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.ASSIST)
-    retention_days = models.PositiveSmallIntegerField(
-        choices=Retention.choices, null=True, blank=True, help_text="Empty keeps memories forever."
-    )
-    # Usernames and account ids that redaction keeps in this space (case-insensitive).
-    redaction_allowlist = ArrayField(models.CharField(max_length=200), default=list, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    objects = SpaceManager()
-
-    class Meta:
-        base_manager_name = "objects"
-        ordering = ["slug"]
-        # Object permissions granted per space through django-guardian (governance.roles).
-        permissions = SPACE_PERMISSIONS
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(kind__in=SpaceKind.values), name="space_kind_valid"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return self.slug
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        """Insert a new space with its sealed fields empty, then seal them under its new key.
-
-        Both statements run in one transaction, so no reader sees the empty row.
-        """
-        if not self._state.adding:
-            super().save(*args, **kwargs)
-            return
-        values = {name: getattr(self, name) for name in self.SEALED_FIELDS}
-        with transaction.atomic(using=kwargs.get("using")):
-            for name in self.SEALED_FIELDS:
-                setattr(self, name, None)
-            super().save(*args, **kwargs)
-            for name, value in values.items():
-                setattr(self, name, value)
-            super().save(update_fields=list(self.SEALED_FIELDS), using=kwargs.get("using"))
-
-    # Sealed under the space's own data key, which can exist only once the row does.
-    SEALED_FIELDS = ("description",)
-
-    def sealing_space_id(self) -> int:
-        if self.pk is None:
-            raise ImproperlyConfigured("A space's sealed fields are written by Space.save().")
-        return self.pk
-
-
 class MemoryQuerySet(models.QuerySet["Memory"]):
     def with_vectors(self) -> MemoryQuerySet:
         """Load the embedding and tsvector, which the default manager leaves out."""
@@ -177,7 +98,8 @@ class MemoryQuerySet(models.QuerySet["Memory"]):
         return self.select_related("space", "stats")
 
 
-class MemoryManager(models.Manager.from_queryset(MemoryQuerySet)):
+# mypy cannot type a from_queryset() call used as a base class (the plugin types only assignments).
+class MemoryManager(models.Manager.from_queryset(MemoryQuerySet)):  # type: ignore[misc]
     """Leaves the vector and tsvector out of every query unless asked for.
 
     Decoding a 384-float vector costs ~2 ms a row, and no list, detail or edit needs it.
@@ -196,9 +118,10 @@ def _cardinality(field: str) -> Func:
 class Memory(models.Model):
     """One remembered item: a fact, preference, decision, solution, procedure...
 
-    Carries the union of the seeds' entry shapes. Hot, often-changing counters
-    (confidence, access and usage counts, last used) live in MemoryStats so that recall
-    and decay never rewrite this row, which carries the HNSW-indexed embedding.
+    Carries the SAM entry plus SAM's own fields (README.md, "The memory entry"). Hot,
+    often-changing counters (confidence, access and usage counts, last used) live in
+    MemoryStats so that recall and decay never rewrite this row, which carries the
+    HNSW-indexed embedding.
     """
 
     id = models.CharField(primary_key=True, max_length=40, default=new_memory_id, editable=False)
@@ -396,3 +319,39 @@ class MemoryVersion(models.Model):
 
     def sealing_space_id(self) -> int:
         return self.memory.space_id
+
+
+class MemoryUserGrant(UserObjectPermissionBase):
+    """A guardian object permission (memories.view_memory) on one memory, for one user.
+
+    A real foreign key rather than guardian's generic (content type, text id) row, so the
+    grant is deleted with its memory by every path that deletes memories (one by one,
+    retention, forgetting, deleting the space). With a generic row the grant would
+    outlive the memory and pass to a new memory created later with the same id.
+    memories.restrictions.memory_grant_view writes these through guardian's shortcuts, which
+    pick this table for memories. The table keeps its first name.
+    """
+
+    content_object = models.ForeignKey(Memory, on_delete=models.CASCADE,
+                                       related_name="user_grants")
+
+    class Meta(UserObjectPermissionBase.Meta):
+        abstract = False
+        db_table = "governance_memoryusergrant"
+
+    def __str__(self) -> str:
+        return f"permission {self.permission_id} on memory {self.content_object_id} for user {self.user_id}"
+
+
+class MemoryGroupGrant(GroupObjectPermissionBase):
+    """The group counterpart of MemoryUserGrant, deleted with its memory the same way."""
+
+    content_object = models.ForeignKey(Memory, on_delete=models.CASCADE,
+                                       related_name="group_grants")
+
+    class Meta(GroupObjectPermissionBase.Meta):
+        abstract = False
+        db_table = "governance_memorygroupgrant"
+
+    def __str__(self) -> str:
+        return f"permission {self.permission_id} on memory {self.content_object_id} for group {self.group_id}"

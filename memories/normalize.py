@@ -1,4 +1,4 @@
-"""Normalisation applied to every storage-bound text (seed 000 §1).
+"""Normalisation applied to every storage-bound text (README.md, "The memory entry").
 
 Pure functions: trim, single internal spaces, canonical phrases and tags lowercased,
 titles keep their casing. Content keeps its line structure and leading indentation,

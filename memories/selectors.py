@@ -5,19 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
 from governance import access
 from governance.crypto import search
-from memories.models import Memory, MemoryVersion, Space
+from memories.models import Memory, MemoryVersion
+from samsite.core.actor import Actor
+from samsite.core.errors import NotFound
+from samsite.core.models import Space
 
 
-def space_list(*, actor) -> QuerySet[Space]:
+def space_list(*, actor: Actor) -> QuerySet[Space]:
     # With the description, which the list shows (Space.objects leaves it out).
     return access.spaces_visible(actor).defer(None).order_by("slug")
 
 
-def space_get(*, actor, slug: str) -> Space:
+def space_get(*, actor: Actor, slug: str) -> Space:
     return access.access_space(actor, slug=slug)
 
 
@@ -37,7 +40,7 @@ class MemoryFilters:
     updated_before: datetime | None = None
 
 
-def memory_list(*, actor, filters: MemoryFilters) -> QuerySet[Memory]:
+def memory_list(*, actor: Actor, filters: MemoryFilters) -> QuerySet[Memory]:
     """Memories `actor` may read, filtered; archived ones only when asked for.
 
     `text` matches the weighted full-text vector (web-search syntax: quotes, OR, -word),
@@ -66,22 +69,16 @@ def memory_list(*, actor, filters: MemoryFilters) -> QuerySet[Memory]:
         spaces = access.spaces_visible(actor)
         if filters.spaces:
             spaces = spaces.filter(slug__in=filters.spaces)
-        space_ids = list(spaces.values_list("pk", flat=True))
-        tokens = search.websearch_tsquery(space_ids, filters.text)
-        match = Q(pk=filters.text.strip())
-        if tokens:
-            # The index holds keyed tokens, not words (governance.crypto.search).
-            match |= Q(search_vector=search.TokenQuery(tokens))
-        queryset = queryset.filter(match)
+        queryset = queryset.filter(search.text_match(spaces.values_list("pk", flat=True), filters.text))
     return queryset.order_by("-updated_at", "id")
 
 
-def memory_get(*, actor, memory_id: str) -> Memory:
+def memory_get(*, actor: Actor, memory_id: str) -> Memory:
     memory = access.access_object(Memory.objects.with_related(), actor, pk=memory_id, label="memory")
     return hide_unseen_links([memory], actor=actor)[0]
 
 
-def hide_unseen_links(memories: list[Memory], *, actor) -> list[Memory]:
+def hide_unseen_links(memories: list[Memory], *, actor: Actor) -> list[Memory]:
     """Blank `superseded_by` where it names a memory the actor may not see, so a visible
     memory never reveals a hidden one. In memory only: the instances are for display."""
     targets = {m.superseded_by_id for m in memories if m.superseded_by_id}
@@ -94,14 +91,12 @@ def hide_unseen_links(memories: list[Memory], *, actor) -> list[Memory]:
     return memories
 
 
-def memory_version_list(*, actor, memory_id: str) -> QuerySet[MemoryVersion]:
+def memory_version_list(*, actor: Actor, memory_id: str) -> QuerySet[MemoryVersion]:
     memory = memory_get(actor=actor, memory_id=memory_id)
     return memory.versions.select_related("actor").order_by("-version")
 
 
-def memory_version_get(*, actor, memory_id: str, version: int) -> MemoryVersion:
-    from samsite.api.errors import NotFound
-
+def memory_version_get(*, actor: Actor, memory_id: str, version: int) -> MemoryVersion:
     found = memory_version_list(actor=actor, memory_id=memory_id).filter(version=version).first()
     if found is None:
         raise NotFound(f"Memory '{memory_id}' has no version {version}.")

@@ -16,7 +16,8 @@ from typing import TypeVar
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
-from memories import services
+from governance import idempotency
+from memories import embedding_jobs
 
 logger = logging.getLogger(__name__)
 
@@ -28,7 +29,7 @@ PENDING_GRACE_SECONDS = 15
 # A drain stops claiming batches after this long, well inside EMBED_TASK_TIMEOUT, and
 # enqueues a successor if rows remain.
 DRAIN_BUDGET_SECONDS = 45
-EMBED_TASK_TIMEOUT = services.EMBED_TASK_TIMEOUT
+EMBED_TASK_TIMEOUT = embedding_jobs.EMBED_TASK_TIMEOUT
 # Rows claimed per drain batch: a few model batches, so a killed drain loses little work.
 DRAIN_BATCH_BATCHES = 4
 
@@ -56,7 +57,7 @@ def _with_live_connection(work: Callable[[], T]) -> T:
 
 def memory_embed(*, memory_ids: list[str], attempt: int = 1) -> dict:
     outcome = _with_live_connection(
-        lambda: services.memories_embed(memory_ids=memory_ids, attempt=attempt))
+        lambda: embedding_jobs.memories_embed(memory_ids=memory_ids, attempt=attempt))
     return {
         "embedded": len(outcome.embedded), "skipped": len(outcome.skipped),
         "retry_scheduled": len(outcome.retry_scheduled), "failed": len(outcome.failed),
@@ -78,7 +79,7 @@ def enqueue_backlog_drains(*, count: int, grace_seconds: float = PENDING_GRACE_S
 def memory_embed_backlog(*, grace_seconds: float = PENDING_GRACE_SECONDS) -> dict:
     """Embed memories left pending, for up to DRAIN_BUDGET_SECONDS; hand over if rows remain."""
     batch = max(1, int(settings.SAM_EMBEDDING["BATCH_SIZE"])) * DRAIN_BATCH_BATCHES
-    outcome = _with_live_connection(lambda: services.memories_embed_backlog(
+    outcome = _with_live_connection(lambda: embedding_jobs.memories_embed_backlog(
         grace_seconds=grace_seconds, batch=batch, budget_seconds=DRAIN_BUDGET_SECONDS,
         slots=_drain_slots()))
     if outcome.embedded:
@@ -118,6 +119,4 @@ def recover_on_worker_start(**kwargs) -> None:
 
 def idempotency_keys_prune() -> dict:
     """Scheduled hourly: forget Idempotency-Key answers older than their lifetime."""
-    from governance import idempotency
-
     return {"deleted": idempotency.keys_prune()}

@@ -1,4 +1,4 @@
-"""JSONL import and export of SAM entries (seed 000 §F)."""
+"""JSONL import and export of SAM entries (README.md, "Management commands": sam_import, sam_export)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from governance.audit.services import audit_record
 from governance.modes import WriteOutcome
 from memories import selectors, services
-from memories.models import Memory, Space
+from memories.api.serializers import MemoryCreateInputSerializer, MemoryOutputSerializer
+from memories.models import Memory
+from samsite.api.exceptions import flatten_errors
+from samsite.core.actor import Actor
+from samsite.core.models import Space
 
 # Fields of an exported entry that describe stored state rather than input.
 _STATE_FIELDS = (
@@ -20,7 +25,7 @@ _STATE_FIELDS = (
 IMPORT_CHUNK = 500
 
 
-def memories_export(*, actor, spaces: list[str], include_archived: bool) -> Iterator[dict[str, Any]]:
+def memories_export(*, actor: Actor, spaces: list[str], include_archived: bool) -> Iterator[dict[str, Any]]:
     """Every visible memory of `spaces` (all when empty) as SAM JSON, oldest id first.
 
     Audited whatever happens to the stream: when it ends, when the reader stops early or
@@ -28,8 +33,6 @@ def memories_export(*, actor, spaces: list[str], include_archived: bool) -> Iter
     may read gets a row, even with 0 memories; `complete` says whether the stream was
     read to its end.
     """
-    from memories.api.serializers import MemoryOutputSerializer
-
     filters = selectors.MemoryFilters(spaces=spaces, archived=None if include_archived else False)
     queryset = selectors.memory_list(actor=actor, filters=filters).order_by("id")
     counts: Counter[int] = Counter()
@@ -49,7 +52,7 @@ def memories_export(*, actor, spaces: list[str], include_archived: bool) -> Iter
                          complete=complete, requested=sorted(spaces))
 
 
-def _audit_per_space(action: str, actor, counts: Counter[int], *, requested: list[str] | None = None,
+def _audit_per_space(action: str, actor: Actor, counts: Counter[int], *, requested: list[str] | None = None,
                      **details: Any) -> None:
     """One audit event per space touched: how many memories, never which texts.
 
@@ -57,8 +60,6 @@ def _audit_per_space(action: str, actor, counts: Counter[int], *, requested: lis
     `requested` (the slugs asked for) goes only into that space-less event: a space's
     own event must not name other spaces, which its auditors may not see.
     """
-    from governance.audit.services import audit_record
-
     touched = list(Space.objects.filter(pk__in=list(counts)).order_by("pk"))
     for space in touched:
         audit_record(action, actor=actor, space=space, target=space,
@@ -89,16 +90,13 @@ class ImportReport:
         }
 
 
-def memories_import(*, actor, rows: Iterable[tuple[int, Any]], default_space: str | None = None,
+def memories_import(*, actor: Actor, rows: Iterable[tuple[int, Any]], default_space: str | None = None,
                     atomic: bool = False) -> ImportReport:
     """Create memories from SAM entries; keep the valid rows and report the rest.
 
     `rows` yields (row_number, parsed JSON or an Exception for an unparsable line). Ids
     already in use are replaced by new ones and reported as remapped.
     """
-    from memories.api.serializers import MemoryCreateInputSerializer
-    from samsite.api.exceptions import flatten_errors
-
     report = ImportReport()
     pending: list[tuple[int, dict[str, Any], bool]] = []
     for number, raw in rows:

@@ -16,7 +16,7 @@ from governance import access
 from governance.admin import VisibleSpaceFilter
 from prd import selectors, services
 from prd.models import FormedMemory, PRDDecision, PRDEvent, PRDExecution, ThinkingChain
-from samsite.api.errors import DomainError
+from samsite.core.errors import DomainError
 
 TIMELINE_EVENTS = 200
 

@@ -1,6 +1,6 @@
 """Which memories an execution's events and a chain form, and their wording (pure).
 
-Seed 001's formation rules, as SAM applies them:
+SAM's formation rules (docs/prd.md, "Memory formation"):
 
 | source                                   | memory                         | kind       |
 |------------------------------------------|--------------------------------|------------|
@@ -235,12 +235,11 @@ def plan_chain_summary(chain: ThinkingChain, text: str) -> Planned:
 
 
 def plan_chain_revision(chain: ThinkingChain, original: dict[str, Any], revision: dict[str, Any]) -> Planned:
-    """Seed 001's revision handler: "When reasoning about <topic>, initial approach
-    '<original>' needed revision ... because: <reason>".
+    """A revision's procedural memory (docs/prd.md, "Thinking chains"): "When reasoning about
+    <query>, the initial approach '<original>' needed revision because: <reason>".
 
-    Seed 001 names the revised approach and the reason apart; a SAM revision is one
-    thought that says both (what replaces the original and why), so its content is the
-    reason, given once rather than repeated as "revision to '…' because: …".
+    A SAM revision is one thought that says both what replaces the original and why, so
+    its content is the reason, given once rather than repeated as "revision to '…' because: …".
     """
     rule = FormationRule.CHAIN_REVISION
     content = (f"When reasoning about {plain(chain.query)}, the initial approach "

@@ -3,7 +3,7 @@
 The append service links each fix to its problem when the fix is logged
 (`PRDEvent.resolves`): a blocker_resolved to the blocker it closes, a test_passed or
 requirement_completed to the first failure of the streak it ends. A learning is such a
-pair; seed 001 words it "when X failed, Y fixed it".
+pair, "when X failed, Y fixed it" (docs/prd.md, "Events and progress").
 """
 
 from __future__ import annotations
@@ -83,6 +83,7 @@ def learning_of(event: PRDEvent, *, steps: Sequence[PRDEvent] = (),
     if not event.resolves_id:
         return None
     problem = problem or event.resolves
+    assert problem is not None  # resolves_id is set
     kind = BLOCKER_RESOLVED if event.type == BLOCKER_RESOLVED else FAILURE_FIXED
     return Learning(kind=kind, problem=problem, fix=event, steps=tuple(steps))
 

@@ -17,8 +17,10 @@ from pgvector.django import VectorField
 from ulid import ULID
 
 from governance.crypto.fields import SealedJSONField, SealedTextField
+from memories.models import Memory
 from prd import limits
 from prd.progress import STATES
+from samsite.core.models import Space
 
 
 def new_execution_id() -> str:
@@ -50,7 +52,7 @@ class ExecutionStatus(models.TextChoices):
 
 
 class EventType(models.TextChoices):
-    """Seed 001's twelve event types."""
+    """The twelve event types (docs/prd.md, "Events and progress")."""
 
     REQUIREMENT_STARTED = "requirement_started"
     REQUIREMENT_COMPLETED = "requirement_completed"
@@ -113,7 +115,7 @@ class PRDExecution(models.Model):
     """
 
     id = models.CharField(primary_key=True, max_length=40, default=new_execution_id, editable=False)
-    space = models.ForeignKey("memories.Space", on_delete=models.CASCADE, related_name="prd_executions")
+    space = models.ForeignKey(Space, on_delete=models.CASCADE, related_name="prd_executions")
     prd_ref = models.CharField(max_length=limits.PRD_REF[1], help_text="A file path or git SHA.")
     prd_hash = models.CharField(max_length=limits.PRD_HASH_MAX, blank=True, default="")
     # Free text, sealed like the rest; its length is checked by prd.services.
@@ -203,7 +205,8 @@ class PRDRun(models.Model):
 
 
 class ThinkingChain(models.Model):
-    """A chain of numbered thoughts on one question (seed 001), with branches and revisions.
+    """A chain of numbered thoughts on one question, with branches and revisions (docs/prd.md,
+    "Thinking chains").
 
     `thoughts` is [{number, content, is_revision, revises, branch_id, branch_from,
     created_at}]. The embedding is of the query and summary, made when the chain is
@@ -212,7 +215,7 @@ class ThinkingChain(models.Model):
     """
 
     id = models.CharField(primary_key=True, max_length=40, default=new_chain_id, editable=False)
-    space = models.ForeignKey("memories.Space", on_delete=models.CASCADE, related_name="thinking_chains")
+    space = models.ForeignKey(Space, on_delete=models.CASCADE, related_name="thinking_chains")
     execution = models.ForeignKey(PRDExecution, null=True, blank=True, on_delete=models.SET_NULL,
                                   related_name="thinking_chains")
     query = SealedTextField()
@@ -329,7 +332,7 @@ class PRDDecision(AppendOnly):
 
 
 class FormationRule(models.TextChoices):
-    """Why a memory was formed (seed 001 "Memory Formation", plus compaction)."""
+    """Why a memory was formed (docs/prd.md, "Memory formation" and "Compaction and summaries")."""
 
     REQUIREMENT_COMPLETED = "requirement_completed", "completed requirement -> episodic"
     AGENT_HANDOFF = "agent_handoff", "handoff -> episodic"
@@ -353,7 +356,7 @@ class FormedMemory(models.Model):
 
     key = models.CharField(max_length=200, unique=True)
     rule = models.CharField(max_length=32, choices=FormationRule.choices)
-    memory = models.ForeignKey("memories.Memory", null=True, blank=True, on_delete=models.SET_NULL,
+    memory = models.ForeignKey(Memory, null=True, blank=True, on_delete=models.SET_NULL,
                                related_name="prd_formations")
     execution = models.ForeignKey(PRDExecution, null=True, blank=True, on_delete=models.CASCADE,
                                   related_name="formed_memories")

@@ -1,6 +1,6 @@
 """What changed in a PRD between two runs of its execution (pure; no database).
 
-SAM does not parse PRDs (a seed 001 non-goal). The agent that reads the PRD sends its
+SAM does not parse PRDs (docs/prd.md, "Executions"). The agent that reads the PRD sends its
 content hash and, if it likes, its requirements as [{id, title, hash}]; this compares them
 with what the previous run sent and says which requirements with progress are affected.
 """

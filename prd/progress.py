@@ -119,7 +119,7 @@ class Fold:
         return [*self.declared, *others]
 
     def progress(self) -> dict[str, list[str]]:
-        """The seed's progress shape: requirement ids per state."""
+        """The progress shape: requirement ids per state (docs/prd.md, "Events and progress")."""
         lists: dict[str, list[str]] = {state: [] for state in STATES}
         for requirement in self.requirements():
             lists[self.state_of(requirement)].append(requirement)

@@ -16,11 +16,16 @@ from django.db.models import Q, QuerySet
 
 from governance import access, policy
 from governance.crypto import search as crypto_search
+
+# Looked up through the module at call time, so a test can swap the provider.
+from memories.embeddings import registry as embeddings
+from memories.embeddings.base import EmbeddingError
 from prd import limits
 from prd.learnings import Learning, learning_of
 from prd.models import ChainStatus, PRDDecision, PRDEvent, PRDExecution, PRDRun, ThinkingChain
 from prd.progress import Fold
-from samsite.api.errors import NotFound
+from samsite.core.actor import Actor
+from samsite.core.errors import NotFound
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +39,7 @@ class ExecutionFilters:
     prd_ref: str | None = None
 
 
-def execution_list(*, actor, filters: ExecutionFilters) -> QuerySet[PRDExecution]:
+def execution_list(*, actor: Actor, filters: ExecutionFilters) -> QuerySet[PRDExecution]:
     queryset = access.restrict(PRDExecution.objects.select_related("space"), actor)
     if filters.spaces:
         queryset = queryset.filter(space__slug__in=filters.spaces)
@@ -45,7 +50,7 @@ def execution_list(*, actor, filters: ExecutionFilters) -> QuerySet[PRDExecution
     return queryset.order_by("-updated_at", "id")
 
 
-def execution_get(*, actor, execution_id: str) -> PRDExecution:
+def execution_get(*, actor: Actor, execution_id: str) -> PRDExecution:
     return access.access_object(PRDExecution.objects.select_related("space"), actor, pk=execution_id,
                                 label="PRD execution")
 
@@ -57,7 +62,7 @@ class EventFilters:
     after_sequence: int | None = None
 
 
-def event_list(*, actor, execution_id: str, filters: EventFilters) -> QuerySet[PRDEvent]:
+def event_list(*, actor: Actor, execution_id: str, filters: EventFilters) -> QuerySet[PRDEvent]:
     """The full log of an execution, oldest first (compaction never removes events)."""
     execution = execution_get(actor=actor, execution_id=execution_id)
     queryset = execution.events.all()
@@ -70,14 +75,14 @@ def event_list(*, actor, execution_id: str, filters: EventFilters) -> QuerySet[P
     return queryset.order_by("sequence")
 
 
-def decision_list(*, actor, execution_id: str) -> QuerySet[PRDDecision]:
+def decision_list(*, actor: Actor, execution_id: str) -> QuerySet[PRDDecision]:
     execution = execution_get(actor=actor, execution_id=execution_id)
     return execution.decisions.order_by("created_at", "id")
 
 
 @dataclass
 class ResumeContext:
-    """What an agent needs to pick up a PRD where it was left (seed 001 get_prd_context)."""
+    """What an agent needs to pick up a PRD where it was left (docs/prd.md, "The resume context")."""
 
     execution: PRDExecution
     recent_events: list[PRDEvent]
@@ -95,7 +100,8 @@ class ResumeContext:
         return self.execution.progress
 
 
-def execution_context(*, actor, execution_id: str, event_limit: int = limits.CONTEXT_EVENT_LIMIT_DEFAULT,
+def execution_context(*, actor: Actor, execution_id: str,
+                      event_limit: int = limits.CONTEXT_EVENT_LIMIT_DEFAULT,
                       include_decisions: bool = True,
                       learning_limit: int = limits.CONTEXT_LEARNING_LIMIT_DEFAULT) -> ResumeContext:
     """The resume context: progress, the newest `event_limit` events (oldest first), every
@@ -122,7 +128,7 @@ def context_of(execution: PRDExecution, *, event_limit: int, include_decisions: 
         wanted |= Q(pk__in=resolving.values("pk")[:learning_limit])
         wanted |= Q(pk__in=resolving.values("resolves_id")[:learning_limit])
     events = list(execution.events.filter(wanted).order_by("sequence"))
-    by_id = {e.id: e for e in events}
+    by_id: dict[str | None, PRDEvent] = {e.id: e for e in events}
     # Problems never close anything themselves, so the events with `resolves` are fixes.
     fixes = [e for e in events if e.resolves_id][-learning_limit:] if learning_limit else []
     learnings = [learning_of(fix, problem=by_id[fix.resolves_id]) for fix in fixes]
@@ -163,7 +169,7 @@ class ChainFilters:
     text: str | None = None
 
 
-def chain_list(*, actor, filters: ChainFilters) -> QuerySet[ThinkingChain]:
+def chain_list(*, actor: Actor, filters: ChainFilters) -> QuerySet[ThinkingChain]:
     queryset = access.restrict(ThinkingChain.objects.select_related("space"), actor).defer(
         "embedding", "search_vector")
     if filters.spaces:
@@ -177,15 +183,12 @@ def chain_list(*, actor, filters: ChainFilters) -> QuerySet[ThinkingChain]:
         spaces = access.spaces_visible(actor)
         if filters.spaces:
             spaces = spaces.filter(slug__in=filters.spaces)
-        tokens = crypto_search.websearch_tsquery(list(spaces.values_list("pk", flat=True)), filters.text)
-        match = Q(pk=filters.text.strip())
-        if tokens:
-            match |= Q(search_vector=crypto_search.TokenQuery(tokens))
-        queryset = queryset.filter(match)
+        queryset = queryset.filter(crypto_search.text_match(spaces.values_list("pk", flat=True),
+                                                            filters.text))
     return queryset.order_by("-updated_at", "id")
 
 
-def chain_get(*, actor, chain_id: str) -> ThinkingChain:
+def chain_get(*, actor: Actor, chain_id: str) -> ThinkingChain:
     queryset = ThinkingChain.objects.select_related("space").defer("embedding", "search_vector")
     return access.access_object(queryset, actor, pk=chain_id, label="thinking chain")
 
@@ -210,7 +213,7 @@ class ChainRecall:
     silenced: list[str] = field(default_factory=list)
 
 
-def _recall_spaces(actor, spaces: list[str]) -> tuple[list[int], list[str]]:
+def _recall_spaces(actor: Actor, spaces: list[str]) -> tuple[list[int], list[str]]:
     """The ids of the spaces this recall may read and the slugs its modes silenced.
 
     As memory recall does (retrieval.pipeline): a named space the caller cannot see is 404
@@ -235,7 +238,8 @@ def _lexemes(text: str) -> list[str]:
         return [row[0] for row in cursor.fetchall()]
 
 
-def chains_recall(*, actor, query: str, spaces: list[str] | None = None, k: int = limits.RECALL_K_DEFAULT,
+def chains_recall(*, actor: Actor, query: str, spaces: list[str] | None = None,
+                  k: int = limits.RECALL_K_DEFAULT,
                   statuses: tuple[str, ...] = (ChainStatus.COMPLETED,)) -> ChainRecall:
     """recall_reasoning: past chains most like `query`, by embedding and by text.
 
@@ -244,13 +248,10 @@ def chains_recall(*, actor, query: str, spaces: list[str] | None = None, k: int 
     Without a usable query embedding it ranks by text alone. Raises NotFound (404) for a
     named space the caller cannot see; spaces in capture_only or off mode are silenced.
     """
-    from memories.embeddings.base import EmbeddingError
-    from memories.embeddings.registry import get_provider
-
     space_ids, silenced = _recall_spaces(actor, spaces or [])
     if not space_ids or not query.strip():
         return ChainRecall(results=[], silenced=silenced)
-    provider = get_provider()
+    provider = embeddings.get_provider()
     try:
         vector = "[" + ",".join(f"{float(x):.7g}" for x in provider.embed([query])[0]) + "]"
     except EmbeddingError as exc:

@@ -9,6 +9,8 @@ from datetime import timedelta
 from django.db.models import F, Q
 from django.utils import timezone
 
+# Looked up through the module at call time, so a test can swap the provider.
+from memories.embeddings import registry as embeddings
 from prd import services
 from prd.models import ChainStatus, PRDExecution, ThinkingChain
 
@@ -38,8 +40,6 @@ def prd_sweep(*, older_than_seconds: int = 300) -> dict:
     """Finish work whose job was lost (worker down, queue purged, a job that failed):
     formation still due, completed executions never compacted, completed chains never
     summarised or whose embedding is missing or from another model."""
-    from memories.embeddings.registry import configured_model_name
-
     cutoff = timezone.now() - timedelta(seconds=older_than_seconds)
     # Spaces that are paused or incognito hold formation back (services.formation_gate):
     # they are left out until they resume, so they never fill the batch and starve others.
@@ -60,7 +60,7 @@ def prd_sweep(*, older_than_seconds: int = 300) -> dict:
     for chain_id in summarising:
         services.chain_summarise(chain_id=chain_id)
     stale = list(chains.filter(summarized_at__isnull=False)
-                 .filter(Q(embedding__isnull=True) | ~Q(embedding_model=configured_model_name()))
+                 .filter(Q(embedding__isnull=True) | ~Q(embedding_model=embeddings.configured_model_name()))
                  .exclude(summary_source="").order_by(F("summarized_at").asc())
                  .values_list("id", flat=True)[:SWEEP_BATCH])
     embedded = sum(services.chain_embed(chain_id=chain_id) for chain_id in stale)

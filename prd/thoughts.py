@@ -1,10 +1,10 @@
 """Rules for adding a thought to a thinking chain (pure; no database).
 
-A chain is a numbered list of thoughts (seed 001: number, content, is_revision, revises,
-branch_id). Thoughts without a branch form the main line. A branch starts at an earlier
-thought (`branch_from`) and sees the lines it grew from up to that thought. A revision
-names an earlier thought it revises, which must be one the new thought can see: revising
-a thought on a sibling branch would mix two lines of reasoning.
+A chain is a numbered list of thoughts (number, content, is_revision, revises, branch_id;
+docs/prd.md, "Thinking chains"). Thoughts without a branch form the main line. A branch
+starts at an earlier thought (`branch_from`) and sees the lines it grew from up to that
+thought. A revision names an earlier thought it revises, which must be one the new thought
+can see: revising a thought on a sibling branch would mix two lines of reasoning.
 """
 
 from __future__ import annotations
@@ -114,6 +114,7 @@ def next_thought(thoughts: list[dict[str, Any]], new: ThoughtInput) -> dict[str,
         if not 1 <= revises < number:
             raise ThoughtRefused(f"revises must name an earlier thought (1-{number - 1}).", field="revises")
         if branch_id is not None and not existing:
+            assert branch_from is not None  # a new branch without it was refused above
             # The first thought of a new branch sees the line it grows from, up to the fork.
             visible = visible_numbers(thoughts, _branch_of(thoughts, branch_from), up_to=branch_from)
         else:

@@ -7,7 +7,14 @@ class RetrievalConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from memories.signals import memories_changed
+        from governance import retention
+        from governance.audit import selectors as audit_selectors
+        from retrieval.models import RecallEvent
         from retrieval.receivers import drop_cached_recalls
+        from retrieval.retention import SPACE_DATA
+        from samsite.core.signals import spaces_changed
 
-        memories_changed.connect(drop_cached_recalls, dispatch_uid="retrieval.drop_cached_recalls")
+        spaces_changed.connect(drop_cached_recalls, dispatch_uid="retrieval.drop_cached_recalls")
+        # Governance reaches recall's data without naming it (docs/architecture.md).
+        retention.register_space_data(SPACE_DATA)
+        audit_selectors.register_recall_events(RecallEvent)

@@ -20,9 +20,15 @@ from django.db import connection
 
 from governance.access import Visibility
 from governance.crypto import cipher, search
+from memories.models import Memory, MemoryStats
 from retrieval.models import LexemeStat, SpaceTextStats
+from samsite.core.models import Space
 
 SEARCH_CONFIG = "english"
+# The tables the SQL below reads, named by their models (memories owns them).
+MEMORY = Memory._meta.db_table
+MEMORY_STATS = MemoryStats._meta.db_table
+SPACE = Space._meta.db_table
 # ts_rank_cd weights for D, C, B, A: content C, tags and summary B, title and phrases A.
 RANK_WEIGHTS = "{0.1, 0.3, 0.6, 1.0}"
 _WORD = re.compile(r"[a-z0-9][a-z0-9+#._/-]*")
@@ -115,7 +121,7 @@ def vector_candidates(scope: Scope, vector: str, limit: int) -> list[str]:
         cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
         cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
         cursor.execute(
-            f"SELECT m.id FROM memories_memory m WHERE {where} AND m.embedding IS NOT NULL "
+            f"SELECT m.id FROM {MEMORY} m WHERE {where} AND m.embedding IS NOT NULL "
             "ORDER BY m.embedding <=> %s::vector LIMIT %s",
             [*params, vector, limit],
         )
@@ -196,7 +202,7 @@ def lexical_candidates(scope: Scope, plan: LexicalPlan, limit: int) -> list[str]
         return []
     where, params = scope.where()
     return _ids(
-        f"SELECT m.id FROM memories_memory m, CAST(%s AS tsquery) q "
+        f"SELECT m.id FROM {MEMORY} m, CAST(%s AS tsquery) q "
         f"WHERE {where} AND m.search_vector @@ q "
         f"ORDER BY ts_rank_cd('{RANK_WEIGHTS}', m.search_vector, q, 32) DESC, m.id LIMIT %s",
         [tsquery_text(plan.tokens_of(plan.chosen)), *params, limit],
@@ -225,8 +231,8 @@ def exact_candidates(scope: Scope, grams: list[str], limit: int) -> list[str]:
     # keeps the planner from scanning a small space row by row instead (measured: 27 ms
     # for a 10k space in a 111k table, against under 1 ms through the index).
     return _ids(
-        "WITH hits AS MATERIALIZED (SELECT id FROM memories_memory WHERE phrase_tokens && %s::varchar[]) "
-        f"SELECT m.id FROM memories_memory m JOIN hits ON hits.id = m.id WHERE {where} "
+        f"WITH hits AS MATERIALIZED (SELECT id FROM {MEMORY} WHERE phrase_tokens && %s::varchar[]) "
+        f"SELECT m.id FROM {MEMORY} m JOIN hits ON hits.id = m.id WHERE {where} "
         "ORDER BY m.updated_at DESC, m.id LIMIT %s",
         [tokens, *params, limit],
     )
@@ -237,7 +243,7 @@ def tag_candidates(scope: Scope, tags: list[str], limit: int) -> list[str]:
         return []
     where, params = scope.where()
     return _ids(
-        f"SELECT m.id FROM memories_memory m WHERE {where} AND m.tags && %s::varchar[] "
+        f"SELECT m.id FROM {MEMORY} m WHERE {where} AND m.tags && %s::varchar[] "
         "ORDER BY m.updated_at DESC, m.id LIMIT %s",
         [*params, tags, limit],
     )
@@ -246,7 +252,7 @@ def tag_candidates(scope: Scope, tags: list[str], limit: int) -> list[str]:
 def recent_candidates(scope: Scope, limit: int) -> list[str]:
     where, params = scope.where()
     return _ids(
-        f"SELECT m.id FROM memories_memory m JOIN memories_memorystats s ON s.memory_id = m.id "
+        f"SELECT m.id FROM {MEMORY} m JOIN {MEMORY_STATS} s ON s.memory_id = m.id "
         f"WHERE {where} AND s.last_accessed_at IS NOT NULL "
         "ORDER BY s.last_accessed_at DESC, m.id LIMIT %s",
         [*params, limit],
@@ -292,8 +298,8 @@ def candidate_rows(ids: list[str], *, vector: str | None, tokens: dict[str, str]
         "m.version, m.source_type, m.source_ref, m.source_uri, m.created_at, m.updated_at, "
         "m.occurred_at, m.archived, m.content_hash, s.confidence, s.last_used_at, "
         f"s.last_accessed_at, s.access_count, {cosine}, {lexical} "
-        "FROM memories_memory m JOIN memories_memorystats s ON s.memory_id = m.id "
-        "JOIN memories_space sp ON sp.id = m.space_id WHERE m.id = ANY(%s) ORDER BY m.id"
+        f"FROM {MEMORY} m JOIN {MEMORY_STATS} s ON s.memory_id = m.id "
+        f"JOIN {SPACE} sp ON sp.id = m.space_id WHERE m.id = ANY(%s) ORDER BY m.id"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -303,7 +309,7 @@ def candidate_rows(ids: list[str], *, vector: str | None, tokens: dict[str, str]
         if isinstance(row["decay_policy"], str):
             row["decay_policy"] = json.loads(row["decay_policy"])
         for column, kind in SEALED_COLUMNS.items():
-            context = f"memories_memory.{column}"
+            context = f"{MEMORY}.{column}"
             opened = (cipher.open_json if kind == "json" else cipher.open_text)(row[column], context=context)
             row[column] = opened
         matched: dict[str, float] = {}
@@ -339,8 +345,8 @@ def pairwise_cosines(ids: list[str]) -> dict[tuple[str, str], float]:
         return {}
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT a.id, b.id, 1 - (a.embedding <=> b.embedding) FROM memories_memory a "
-            "JOIN memories_memory b ON a.id < b.id WHERE a.id = ANY(%s) AND b.id = ANY(%s) "
+            f"SELECT a.id, b.id, 1 - (a.embedding <=> b.embedding) FROM {MEMORY} a "
+            f"JOIN {MEMORY} b ON a.id < b.id WHERE a.id = ANY(%s) AND b.id = ANY(%s) "
             "AND a.embedding IS NOT NULL AND b.embedding IS NOT NULL",
             [ids, ids],
         )
@@ -352,7 +358,7 @@ def refresh_lexeme_stats(space_id: int) -> int:
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM retrieval_lexemestat WHERE space_id = %s", [space_id])
         # ts_stat takes the text of a query; the id is an int, so formatting it is safe.
-        inner = f"SELECT search_vector FROM memories_memory WHERE space_id = {int(space_id)}"
+        inner = f"SELECT search_vector FROM {MEMORY} WHERE space_id = {int(space_id)}"
         cursor.execute(
             "INSERT INTO retrieval_lexemestat (space_id, lexeme, ndoc) "
             "SELECT %s, word, ndoc FROM ts_stat(%s) WHERE length(word) <= 200",
@@ -361,7 +367,7 @@ def refresh_lexeme_stats(space_id: int) -> int:
         lexemes = cursor.rowcount
         cursor.execute(
             "INSERT INTO retrieval_spacetextstats (space_id, documents, refreshed_at) "
-            "SELECT %s, count(*), now() FROM memories_memory WHERE space_id = %s "
+            f"SELECT %s, count(*), now() FROM {MEMORY} WHERE space_id = %s "
             "ON CONFLICT (space_id) DO UPDATE SET documents = EXCLUDED.documents, "
             "refreshed_at = EXCLUDED.refreshed_at",
             [space_id, space_id],

@@ -1,4 +1,4 @@
-"""Build the recall query text from what the agent or person is doing (seed 000's context builder)."""
+"""Build the recall query text from what the agent or person is doing (docs/recall.md, "Pipeline", step 1)."""
 
 from __future__ import annotations
 

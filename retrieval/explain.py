@@ -108,7 +108,7 @@ class Conflict:
 
 
 def find_conflicts(items: Sequence[tuple[str, Sequence[str], Sequence[str]]]) -> list[Conflict]:
-    """Pairs of memories sharing a tag whose phrases point opposite ways (seed 000 §6).
+    """Pairs of memories sharing a tag whose phrases point opposite ways (docs/recall.md, "Pipeline", step 6).
 
     `items` is [(id, tags, canonical_phrases)] in ranked order.
     """

@@ -8,6 +8,7 @@ from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 
 from governance.crypto.fields import SealedJSONField, SealedTextField
+from samsite.core.models import Space
 
 
 class RecallEvent(models.Model):
@@ -46,7 +47,7 @@ class RecallEvent(models.Model):
 class SpaceTextStats(models.Model):
     """How many memories a space had when its lexeme statistics were last counted."""
 
-    space = models.OneToOneField("memories.Space", primary_key=True, on_delete=models.CASCADE,
+    space = models.OneToOneField(Space, primary_key=True, on_delete=models.CASCADE,
                                  related_name="+")
     documents = models.PositiveIntegerField(default=0)
     refreshed_at = models.DateTimeField(auto_now=True)
@@ -62,7 +63,7 @@ class LexemeStat(models.Model):
     rows Postgres must rank stays bounded however common the query's words are.
     """
 
-    space = models.ForeignKey("memories.Space", on_delete=models.CASCADE, related_name="+")
+    space = models.ForeignKey(Space, on_delete=models.CASCADE, related_name="+")
     lexeme = models.CharField(max_length=200)
     ndoc = models.PositiveIntegerField()
 

@@ -1,4 +1,4 @@
-"""Context packs (seed 004): one selection rendered as JSON for machines and Markdown for prompts.
+"""Context packs: one selection as JSON for machines and Markdown for prompts (docs/recall.md).
 
 Order is lost-in-the-middle aware: models attend best to the start and the end of a long
 context, so the strongest items go to the head and the tail and the weakest to the middle
@@ -130,10 +130,10 @@ def _render_counted(selection: _Selection, *, result: RecallResult, pack_type: s
     count. Should the number's own token length flip between two values, state the larger:
     `used` is then an upper bound, never an understatement.
     """
-    fixed = {"pack_type": pack_type, "target": target,
-             "summary": _summary(selection.kept, result.query_text, pack_type),
-             "generated_at": _generated_at(selection, as_of),
-             "trimmed": len(result.items) - len(selection.kept)}
+    fixed: dict[str, Any] = {"pack_type": pack_type, "target": target,
+                             "summary": _summary(selection.kept, result.query_text, pack_type),
+                             "generated_at": _generated_at(selection, as_of),
+                             "trimmed": len(result.items) - len(selection.kept)}
     used, seen = 0, 0
     for _ in range(USED_ROUNDS):
         markdown = render_markdown(selection, used=used, **fixed)

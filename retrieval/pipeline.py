@@ -21,12 +21,17 @@ from django.db import transaction
 from django.utils import timezone
 
 from governance import access, policy
-from memories.models import Space
+
+# Looked up through the module at call time, so a test can swap the provider.
+from memories.embeddings import registry as embeddings
 from retrieval import channels, explain, scoring
-from retrieval.channels import Filters, Scope
+from retrieval.channels import MEMORY, MEMORY_STATS, Filters, Scope
 from retrieval.context import RecallContext, build_query_text, contextual_cue
 from retrieval.models import RecallGeneration
-from samsite.api.errors import InvalidInput, NotFound
+from retrieval.tokens import count_many
+from samsite.core.actor import Actor
+from samsite.core.errors import InvalidInput, NotFound
+from samsite.core.models import Space
 
 QUERY_TYPES = ("semantic", "task", "topic", "recent", "timeline")
 
@@ -83,6 +88,9 @@ class RecallResult:
     track: bool = True
     # Requested spaces whose mode keeps them out of recall (capture_only, off).
     silenced: list[str] = field(default_factory=list)
+    # Every space the recall looked at (read or silenced), as of this request: what the
+    # recall's audit rows are written under.
+    looked_at: list[Space] = field(default_factory=list)
 
 
 class _Timer:
@@ -121,7 +129,7 @@ def _generations(space_ids: tuple[int, ...]) -> tuple[str, ...]:
     database in every transaction that changes the space's memories, so a change
     committed by any process changes the key in all of them: the default cache is per
     process, and a generation kept in it would reach only the process that wrote. The
-    local one is raised by memories_changed when a write of this process commits (also
+    local one is raised by spaces_changed when a write of this process commits (also
     for changes the test suite runs inside a transaction it never commits).
     """
     committed = dict(RecallGeneration.objects.filter(space_id__in=space_ids)
@@ -131,14 +139,12 @@ def _generations(space_ids: tuple[int, ...]) -> tuple[str, ...]:
 
 
 def embed_query(text: str) -> np.ndarray:
-    """The query's embedding, cached by the text's hash (seed 000 §7).
+    """The query's embedding, cached by the text's hash (docs/recall.md, "Caches").
 
     Per process is fine here: a vector depends on the model and the text only, never on
     who asks or what they may see.
     """
-    from memories.embeddings.registry import get_provider
-
-    provider = get_provider()
+    provider = embeddings.get_provider()
     digest = hashlib.sha256(f"{provider.name}|{text}".encode()).hexdigest()
     key = f"sam:qemb:{digest}"
     cached = cache.get(key)
@@ -157,15 +163,16 @@ class _ScopeAnswer:
     slugs: list[str]
     track: bool
     silenced: list[str]
+    looked_at: list[Space]
 
 
-def _scope(actor, request: RecallRequest) -> _ScopeAnswer:
+def _scope(actor: Actor, request: RecallRequest) -> _ScopeAnswer:
     """The spaces and memories this recall may read, after roles and memory modes."""
     granted = access.rights(actor)
-    spaces = Space.objects.filter(pk__in=list(granted)).order_by("id").only("id", "slug", "mode")
+    queryset = Space.objects.filter(pk__in=list(granted)).order_by("id").only("id", "slug", "mode")
     if request.spaces:
-        spaces = spaces.filter(slug__in=request.spaces)
-    spaces = list(spaces)
+        queryset = queryset.filter(slug__in=request.spaces)
+    spaces = list(queryset)
     if request.spaces:
         missing = sorted(set(request.spaces) - {space.slug for space in spaces})
         if missing:
@@ -176,15 +183,16 @@ def _scope(actor, request: RecallRequest) -> _ScopeAnswer:
     # or off space must not learn what was asked) and so does the user's own mode.
     track = all(p.track for p in policies.values()) and policy.policy_for(policy.user_mode(actor)).track
     silenced = [space.slug for space in spaces if not policies[space.pk].recall]
+    looked_at = spaces
     spaces = [space for space in spaces if policies[space.pk].recall]
     visibility = access.memory_visibility(actor, {space.pk for space in spaces}, granted=granted)
     tags = tuple(sorted(set(request.filters.tags) | ({request.topic} if request.topic else set())))
     scope = Scope(space_ids=tuple(space.pk for space in spaces),
                   filters=replace(request.filters, tags=tags), visibility=visibility)
-    return _ScopeAnswer(scope, [space.slug for space in spaces], track, silenced)
+    return _ScopeAnswer(scope, [space.slug for space in spaces], track, silenced, looked_at)
 
 
-def recall(*, actor, request: RecallRequest, use_cache: bool = True) -> RecallResult:
+def recall(*, actor: Actor, request: RecallRequest, use_cache: bool = True) -> RecallResult:
     """Run the pipeline for `actor`. Raises InvalidInput for requests it cannot serve."""
     timer = _Timer()
     started = time.perf_counter()
@@ -218,6 +226,8 @@ def recall(*, actor, request: RecallRequest, use_cache: bool = True) -> RecallRe
         if hit is not None:
             hit.cached = True
             hit.timings_ms = {"cache": round((time.perf_counter() - started) * 1000, 3)}
+            # The modes as they are now, not as when the answer was cached.
+            hit.track, hit.silenced, hit.looked_at = answer.track, answer.silenced, answer.looked_at
             return hit
 
     now = request.as_of or timezone.now()
@@ -228,7 +238,7 @@ def recall(*, actor, request: RecallRequest, use_cache: bool = True) -> RecallRe
     else:
         result = _ranked(scope, request, profile, query_text, now, timer, slugs)
     result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
-    result.track, result.silenced = answer.track, answer.silenced
+    result.track, result.silenced, result.looked_at = answer.track, answer.silenced, answer.looked_at
     if cache_key:
         cache.set(cache_key, result, timeout=settings.SAM_RECALL["CACHE_SECONDS"])
     return result
@@ -343,8 +353,6 @@ def _dedupe_and_diversify(items: list[RankedItem], *, keep: int) -> list[RankedI
 
 def _budget(items: list[RankedItem], budget: int | None) -> tuple[list[RankedItem], int]:
     """Keep whole items, best first, while their title + summary fit the token budget."""
-    from retrieval.tokens import count_many
-
     counts = count_many([f"{i.row['title']}\n{i.row['summary']}" for i in items])
     for item, count in zip(items, counts, strict=True):
         item.tokens = count
@@ -416,7 +424,7 @@ def _listing(scope: Scope, request: RecallRequest, profile: scoring.Profile, que
         order = "COALESCE(s.last_used_at, s.last_accessed_at, m.updated_at) DESC, m.id"
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT m.id FROM memories_memory m JOIN memories_memorystats s ON s.memory_id = m.id "
+            f"SELECT m.id FROM {MEMORY} m JOIN {MEMORY_STATS} s ON s.memory_id = m.id "
             f"WHERE {where} ORDER BY {order} LIMIT %s", [*params, request.k])
         ids = [row[0] for row in cursor.fetchall()]
     rows = {r["id"]: r for r in channels.candidate_rows(ids, vector=None, tokens={})}

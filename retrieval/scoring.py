@@ -6,9 +6,11 @@ Every signal is in [0, 1]:
 - exact: canonical phrases found verbatim in the query or task, min(1, hits / min(n, 2))
 - tags: share of the context's tags (filters, ui tags, tags named in the query) it carries
 - recency: exp(-days since last used (else updated) / recency window)
-- confidence: effective confidence, the stored one decayed by the memory's half-life (seed 000 §7)
+- confidence: effective confidence, the stored one decayed by the memory's half-life
 - importance: the memory's importance
-- access: 1 / (1 + days since last accessed / 7) (seed 001), 0 if never accessed
+- access: 1 / (1 + days since last accessed / 7), 0 if never accessed
+
+The rules and a worked example: docs/recall.md, "Scoring".
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ class Signals:
 
 @dataclass(frozen=True)
 class Thresholds:
-    """When an item may be returned (seed 000 §C), per profile and per request.
+    """When an item may be returned (docs/recall.md, "Scoring"), per profile and per request.
 
     An item is relevant when its semantic similarity reaches `similarity`, or its lexical
     score reaches `lexical`, or an exact phrase hit reaches `exact_exception`. A relevant
@@ -104,7 +106,7 @@ def resolve_profile(name: str | None, *, weights: dict[str, float] | None = None
 
 
 def composite(signals: Signals, weights: dict[str, float]) -> float:
-    """Σ weight × signal (seed 000 §C: .50·.82 + .20·.10 + .15·.60 + .15·.85 = .6475)."""
+    """Σ weight × signal (docs/recall.md, "Scoring": .50·.82 + .20·.10 + .15·.60 + .15·.85 = .6475)."""
     return sum(weight * getattr(signals, name) for name, weight in weights.items())
 
 
@@ -117,7 +119,7 @@ def is_relevant(signals: Signals, thresholds: Thresholds) -> bool:
 
 
 def passes(signals: Signals, score: float, thresholds: Thresholds) -> bool:
-    """Seed 000 §C: score ≥ composite_min unless exact ≥ .60 or confidence ≥ .90."""
+    """Score ≥ composite_min unless exact ≥ .60 or confidence ≥ .90 (docs/recall.md, "Scoring")."""
     if not is_relevant(signals, thresholds):
         return False
     return (
@@ -134,7 +136,7 @@ def days_between(later: datetime, earlier: datetime | None) -> float | None:
 
 
 def recency_signal(days: float | None, window_days: float) -> float:
-    """exp(-days / window), seed 000's recency; 0 when never used."""
+    """exp(-days / window), the recency signal (docs/recall.md, "Scoring"); 0 when never used."""
     if days is None:
         return 0.0
     return math.exp(-days / window_days)
@@ -145,7 +147,7 @@ def access_signal(days: float | None) -> float:
 
 
 def effective_confidence(confidence: float, *, days_since_update: float, decay_policy: dict) -> float:
-    """Stored confidence decayed by the memory's half-life (seed 000 §7)."""
+    """Stored confidence decayed by the memory's half-life (docs/recall.md, "Scoring")."""
     if decay_policy.get("type") != "exponential":
         return confidence
     half_life = float(decay_policy.get("half_life_days") or 90)

@@ -1,25 +1,32 @@
 """Recall side effects: the audit rows of every recall, and for tracked ones the access
-counters and the recall event (seed 001, seed 000 §E)."""
+counters and the recall event (docs/recall.md, "Pipeline", step 9; docs/audit.md, "Recalls")."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
 
 from django.db import transaction
 from django.db.models import F
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from governance import access, policy, privacy
-from memories.models import MemoryStats, Space
+from governance import access, privacy
+from governance.audit.services import audit_record
+from memories.models import MemoryStats
 from retrieval.models import RecallEvent
 from retrieval.pipeline import RecallResult
+from samsite.core.actor import Actor
+from samsite.core.models import Space
+from samsite.core.results import WriteResult
 
-# Seed 001: a recalled memory's confidence is raised to at least this.
+# A recalled memory's confidence is raised to at least this (docs/recall.md, "Pipeline", step 9).
 ACCESS_CONFIDENCE_FLOOR = 0.8
 
 
 @transaction.atomic
-def recall_record(*, actor, result: RecallResult, active_task: str = "",
-                  track: bool = True) -> RecallEvent | None:
+def recall_record(*, actor: Actor, result: RecallResult, active_task: str = "",
+                  track: bool = True) -> WriteResult[RecallEvent | None]:
     """Audit a recall or context pack; when it is tracked, also count and explain it.
 
     Every recall writes `recall` audit rows, whatever was asked: one per space it read
@@ -30,29 +37,19 @@ def recall_record(*, actor, result: RecallResult, active_task: str = "",
     memory came back. An untracked recall's audit rows hold counts only: nothing that
     contains or reveals the query (no text, no memory ids).
 
-    Sets `result.track` to whether it was tracked and returns the event (None if not).
+    Sets `result.track` to whether it was tracked; the answer holds the event (None if
+    not) and what redaction removed from the query before it was kept.
+    The modes were read when the recall ran (retrieval.pipeline, for cached answers too).
     Runs after the answer is built. The counters live in MemoryStats, a narrow table,
     so this update never touches the memory rows or their vector index.
     """
-    spaces = list(Space.objects.filter(slug__in=[*result.spaces, *result.silenced]).order_by("pk"))
-    result.track = track and _modes_allow_traces(actor, spaces)
-    event = _record_event(actor, result, active_task) if result.track else None
-    _audit_recall(actor, result, event, [s for s in spaces if s.slug in result.spaces])
-    return event
+    result.track = track and result.track
+    written = _record_event(actor, result, active_task) if result.track else WriteResult(None)
+    _audit_recall(actor, result, written.instance, [s for s in result.looked_at if s.slug in result.spaces])
+    return written
 
 
-def _modes_allow_traces(actor, spaces: list[Space]) -> bool:
-    """Whether every space the recall looked at and the actor's own mode allow traces.
-
-    Asked again here rather than trusting the answer: a cached answer carries the modes
-    of when it was computed, and a mode may have changed since.
-    """
-    if not policy.policy_for(policy.user_mode(actor)).track:
-        return False
-    return all(policy.policy(actor, space).track for space in spaces)
-
-
-def _record_event(actor, result: RecallResult, active_task: str) -> RecallEvent:
+def _record_event(actor: Actor, result: RecallResult, active_task: str) -> WriteResult[RecallEvent | None]:
     ids = [item.id for item in result.items]
     if ids:
         MemoryStats.objects.filter(memory_id__in=ids).update(
@@ -76,11 +73,10 @@ def _record_event(actor, result: RecallResult, active_task: str) -> RecallEvent:
         cached=result.cached,
         duration_ms=result.timings_ms.get("total", result.timings_ms.get("cache", 0.0)),
     )
-    event.redaction_report = redaction_report
-    return event
+    return WriteResult(event, redaction_report=redaction_report)
 
 
-def _audit_recall(actor, result: RecallResult, event: RecallEvent | None, spaces: list[Space]) -> None:
+def _audit_recall(actor: Actor, result: RecallResult, event: RecallEvent | None, spaces: list[Space]) -> None:
     """One audit row per space the answer drew from (one without a space if it drew from
     none: the actor reads no space, or every space asked for is silenced by its mode).
 
@@ -88,13 +84,12 @@ def _audit_recall(actor, result: RecallResult, event: RecallEvent | None, spaces
     memories returned; an untracked one's rows name the recall by the request alone and
     count what came back.
     """
-    from governance.audit.services import audit_record
-
     by_space: dict[str, list[str]] = {}
     for item in result.items:
         by_space.setdefault(item.row["space_slug"], []).append(item.id)
-    target = {"target": event} if event is not None else {"target_type": "recall"}
-    for space in spaces or [None]:
+    target: dict[str, Any] = {"target": event} if event is not None else {"target_type": "recall"}
+    each_space: Sequence[Space | None] = spaces or [None]
+    for space in each_space:
         returned = by_space.get(space.slug, []) if space is not None else []
         # Counts of this space only: a row sealed under one space's key must not name
         # the other spaces the caller read (their auditors may differ).

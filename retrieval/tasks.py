@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memories.models import Space
 from retrieval.channels import refresh_lexeme_stats
+from samsite.core.models import Space
 
 
 def lexeme_stats_refresh(*, space_ids: list[int] | None = None) -> dict:

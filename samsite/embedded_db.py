@@ -61,6 +61,29 @@ def ensure_running(data_dir: Path) -> EmbeddedServer:
     return embedded
 
 
+# The server each process connects to, found (and started if need be) by its first
+# connection: commands that never open one (`sam_db status`, `check`) start nothing.
+_servers: dict[Path, EmbeddedServer] = {}
+
+
+def server_for(data_dir: Path) -> EmbeddedServer:
+    """The running server of `data_dir`, started by the first call of this process only.
+
+    Later calls never start it again: a server stopped while SAM runs stays stopped, and
+    requests answer 503 until it is back (docs/security.md), as with an external Postgres.
+    """
+    found = _servers.get(data_dir)
+    if found is None:
+        found = _servers[data_dir] = ensure_running(data_dir)
+    return found
+
+
+def started_by_this_process(data_dir: Path) -> bool:
+    """Whether this process started the server (so it may stop it when it is done)."""
+    found = _servers.get(data_dir)
+    return found is not None and found.started
+
+
 # initdb's defaults (128 MB of shared buffers) cannot hold the vector index of a store of
 # tens of thousands of memories; recall then reads pages from disk on every query.
 SERVER_SETTINGS = {
@@ -79,7 +102,9 @@ def _tune(embedded: EmbeddedServer) -> bool:
         host=str(embedded.socket_dir), port=embedded.port, user=SUPERUSER, dbname="postgres",
         autocommit=True,
     ) as conn:
-        pending = conn.execute("SELECT count(*) FROM pg_settings WHERE pending_restart").fetchone()[0]
+        row = conn.execute("SELECT count(*) FROM pg_settings WHERE pending_restart").fetchone()
+        assert row is not None  # count(*) always returns a row
+        pending = row[0]
         changed = False
         for name, value in SERVER_SETTINGS.items():
             current = conn.execute(
@@ -91,7 +116,9 @@ def _tune(embedded: EmbeddedServer) -> bool:
                 changed = True
         if changed:
             conn.execute("SELECT pg_reload_conf()")
-            pending = conn.execute("SELECT count(*) FROM pg_settings WHERE pending_restart").fetchone()[0]
+            row = conn.execute("SELECT count(*) FROM pg_settings WHERE pending_restart").fetchone()
+            assert row is not None
+            pending = row[0]
         return bool(pending)
 
 

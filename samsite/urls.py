@@ -1,10 +1,13 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 urlpatterns = [
     path("", RedirectView.as_view(url="/admin/", permanent=False)),
+    # The space pages moved with the Space model (docs/architecture.md); old links still work.
+    re_path(r"^admin/memories/space/(?P<rest>.*)$",
+            RedirectView.as_view(url="/admin/core/space/%(rest)s", permanent=True, query_string=True)),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),

@@ -6,16 +6,17 @@ import pytest
 from django.conf import settings
 from rest_framework.test import APIClient
 
-from governance.services import api_token_issue
 from tests.factories import SpaceFactory, UserFactory
+from tests.personas import client_for
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
     # Stop the embedded Postgres if this test run started it; leave a running one alone.
-    if getattr(settings, "SAM_EMBEDDED_DB_STARTED", False):
-        from django.db import connections
+    from samsite import embedded_db
 
-        from samsite import embedded_db
+    data_dir = settings.SAM_EMBEDDED_DB_DIR
+    if data_dir is not None and embedded_db.started_by_this_process(data_dir):
+        from django.db import connections
 
         connections.close_all()
         embedded_db.stop(settings.SAM_EMBEDDED_DB_DIR)
@@ -40,16 +41,14 @@ def django_db_setup(django_db_setup, django_db_blocker):
 
 @pytest.fixture
 def user(db):
-    return UserFactory(username="curator")
+    """The suite's main user: it owns the `space` fixture (tests.personas makes the others)."""
+    return UserFactory(username="owner")
 
 
 @pytest.fixture
 def api(user) -> APIClient:
-    """An HTTP client authenticated the way agents are: a bearer token."""
-    _, raw = api_token_issue(user=user, name="tests")
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
-    return client
+    """An HTTP client of the `user` fixture, authenticated the way agents are: a bearer token."""
+    return client_for(user)
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ from django.contrib.auth import get_user_model
 
 from governance.access import SYSTEM
 from memories import services
-from memories.models import Memory, Space, SpaceKind
+from memories.models import Memory
+from samsite.core.models import Space, SpaceKind
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -50,5 +51,5 @@ def make_memory(space: Space, **fields: Any) -> Memory:
         "content": "Write tests as pytest functions with fixtures instead of unittest setUp methods.",
         **fields,
     }
-    memory, _ = services.memory_create(actor=SYSTEM, data=data)
+    memory = services.memory_create(actor=SYSTEM, data=data).instance
     return Memory.objects.with_related().get(pk=memory.pk)

@@ -26,13 +26,14 @@ from governance.access import SYSTEM
 from governance.audit.models import AuditEvent
 from governance.models import ApiToken, DataKey, UserMemorySettings
 from governance.services import api_token_issue, membership_grant, user_mode_set
-from memories.models import Space
+from samsite.core.models import Space
 from tests.factories import UserFactory, make_memory
-from tests.prd.conftest import CHAINS, EXECUTIONS, appended, client_for, started
+from tests.personas import client_for
+from tests.prd.conftest import CHAINS, EXECUTIONS, appended, started
 
 # Apps whose model permissions an operator gives curators; users, groups and the job queue
 # stay with superusers.
-CURATOR_APPS = ("memories", "governance", "audit", "prd")
+CURATOR_APPS = ("core", "memories", "governance", "audit", "prd")
 
 # Records SAM or the job cluster write and nobody adds by hand: no add page (403).
 NO_ADD_PAGE = frozenset({

@@ -77,7 +77,7 @@ def _manage(env: dict[str, str], *args: str) -> str:
     return done.stdout
 
 
-# Migrate and seed in one process: each Django start-up costs seconds.
+# Migrate and create the superuser and token in one process: each Django start-up costs seconds.
 SETUP = f"""
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
@@ -179,7 +179,7 @@ def test_every_path_answers_503_while_the_database_is_down_then_recovers(sam):
     assert_unavailable(api.post("/api/v1/recall/", json={"query": "payment retries"}))
     assert_unavailable(sam.client(headers={"Authorization": "Bearer sam_not-a-real-token"})
                        .get("/api/v1/memories/"))
-    down_admin = admin.get("/admin/memories/space/")
+    down_admin = admin.get("/admin/core/space/")
     assert down_admin.status_code == 503
     assert down_admin.headers["content-type"].startswith("text/html")
     assert int(down_admin.headers["retry-after"]) > 0
@@ -196,7 +196,7 @@ def test_every_path_answers_503_while_the_database_is_down_then_recovers(sam):
     assert created.status_code == 201, created.text[:300]
     recall = api.post("/api/v1/recall/", json={"query": "payment retries", "spaces": ["shop"]})
     assert recall.status_code == 200, recall.text[:300]
-    assert admin.get("/admin/memories/space/").status_code == 200
+    assert admin.get("/admin/core/space/").status_code == 200
 
 
 def test_a_connection_lost_mid_request_answers_503_and_the_next_request_reconnects(sam):

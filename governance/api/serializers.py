@@ -35,10 +35,5 @@ class RestrictedTagSerializer(JSONInputSerializer):
     min_role = serializers.ChoiceField(choices=RESTRICT_CHOICES)
 
 
-class MemoryRestrictInputSerializer(JSONInputSerializer):
-    restricted_to = serializers.ChoiceField(choices=RESTRICT_CHOICES, allow_null=True)
-    reason = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
-
-
 class ModeSerializer(JSONInputSerializer):
     mode = serializers.ChoiceField(choices=Mode.choices)

@@ -10,6 +10,5 @@ urlpatterns = [
          name="space-restricted-tags"),
     path("spaces/<slug:slug>/restricted-tags/<str:tag>/", views.RestrictedTagView.as_view(),
          name="space-restricted-tag"),
-    path("memories/<str:pk>/restrict/", views.MemoryRestrictView.as_view(), name="memory-restrict"),
     path("me/mode/", views.MyModeView.as_view(), name="my-mode"),
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, User
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.request import Request
@@ -13,8 +13,8 @@ from governance import access, services
 from governance.api import serializers as s
 from governance.models import RestrictedTag, SpaceMembership, UserMemorySettings
 from governance.modes import Mode
-from samsite.api.errors import NotFound
 from samsite.api.openapi import error_responses
+from samsite.core.errors import NotFound
 
 ERRORS = error_responses(400, 401, 403, 404, e403="Visible to you, but you may not change it")
 
@@ -92,24 +92,10 @@ class RestrictedTagView(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class MemoryRestrictView(APIView):
-    @extend_schema(request=s.MemoryRestrictInputSerializer,
-                   responses={200: s.MemoryRestrictInputSerializer, **ERRORS,
-                              **error_responses(409, e409="The memory mode refuses writes now")},
-                   summary="Restrict one memory to a role and above (null lifts it)")
-    def post(self, request: Request, pk: str) -> Response:
-        data = s.MemoryRestrictInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        services.memory_restrict(actor=request.user, memory_id=pk,
-                                 min_role=data.validated_data["restricted_to"],
-                                 reason=data.validated_data["reason"])
-        return Response({"restricted_to": data.validated_data["restricted_to"],
-                         "reason": data.validated_data["reason"]})
-
-
 class MyModeView(APIView):
     @extend_schema(responses={200: s.ModeSerializer, **error_responses(401)}, summary="Your own memory mode")
     def get(self, request: Request) -> Response:
+        assert isinstance(request.user, User)  # IsAuthenticated (the default) let it through
         row = UserMemorySettings.objects.filter(user=request.user).first()
         return Response({"mode": row.mode if row else Mode.ASSIST})
 

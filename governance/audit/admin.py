@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-from django.apps import apps
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
@@ -17,6 +16,7 @@ from governance.audit import selectors
 from governance.audit.models import AuditEvent
 from governance.audit.verify import audit_chain_verify
 from governance.crypto.errors import KeyDestroyed
+from samsite.core.models import Space
 
 
 class SpaceFilter(admin.SimpleListFilter):
@@ -28,7 +28,6 @@ class SpaceFilter(admin.SimpleListFilter):
     parameter_name = "space_id"
 
     def lookups(self, request, model_admin):
-        Space = apps.get_model("memories", "Space")
         spaces = Space.objects.order_by("slug")
         if not access.sees_everything(request.user):
             spaces = spaces.filter(pk__in=selectors.auditable_space_ids(request.user))

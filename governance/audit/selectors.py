@@ -14,14 +14,27 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.apps import apps
-from django.db.models import BooleanField, CharField, Exists, F, Func, OuterRef, Q, QuerySet, Subquery, Value
+from django.core.exceptions import ImproperlyConfigured
+from django.db.models import (
+    BooleanField,
+    CharField,
+    Exists,
+    F,
+    Func,
+    Model,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+)
 
 from governance import access, roles
 from governance.audit import digests
 from governance.audit.models import AuditAction, AuditEvent
 from governance.crypto import cipher
 from governance.crypto.errors import KeyDestroyed
+from samsite.core.actor import Actor
 
 RECALL = AuditAction.RECALL.value
 RECALL_EVENT = "recallevent"
@@ -66,16 +79,29 @@ class Timeline:
         return self.load(list(self.rows[index]))
 
 
-# Lazy model lookups: governance sits below memories and retrieval (STYLE.md, "Layout").
-def _memory_model():
-    return apps.get_model("memories", "Memory")
+# Governance sits below memories and retrieval and never names their models: memories
+# registers Memory with the gateway (access.register_memories), and retrieval registers
+# its recall events here as it starts (retrieval.apps), for the timelines to merge.
+_recall_events: type[Model] | None = None
 
 
-def _recall_model():
-    return apps.get_model("retrieval", "RecallEvent")
+def register_recall_events(model: type[Model]) -> None:
+    global _recall_events
+    _recall_events = model
 
 
-def memory_timeline(*, actor, memory_id: str, filters: TimelineFilters) -> Timeline:
+# type[Any]: governance never names these models, so it cannot know their fields.
+def _memory_model() -> type[Any]:
+    return access.memory_registry().model
+
+
+def _recall_model() -> type[Any]:
+    if _recall_events is None:
+        raise ImproperlyConfigured("No recall event model registered: is 'retrieval' in INSTALLED_APPS?")
+    return _recall_events
+
+
+def memory_timeline(*, actor: Actor, memory_id: str, filters: TimelineFilters) -> Timeline:
     """The audit and recall events of one memory the actor may audit (else NotFound/Forbidden)."""
     memory = access.access_object(_memory_model().objects.all(), actor, pk=memory_id,
                                   action="audit", label="memory")
@@ -88,7 +114,7 @@ def memory_timeline(*, actor, memory_id: str, filters: TimelineFilters) -> Timel
     return Timeline(_merge(audit, recall, filters), load)
 
 
-def space_timeline(*, actor, slug: str, filters: TimelineFilters) -> Timeline:
+def space_timeline(*, actor: Actor, slug: str, filters: TimelineFilters) -> Timeline:
     """The audit events recorded in a space, and the recalls that returned its memories.
 
     Events about memories of the space that the actor may not see are left out; events
@@ -107,8 +133,8 @@ def space_timeline(*, actor, slug: str, filters: TimelineFilters) -> Timeline:
 
     # A deleted memory can no longer say who may see it, so what it said (the payload) is
     # shown only to those who see everything in the space: owners.
-    sees_all = access.rights(actor).get(space.pk)
-    sees_all = sees_all is not None and sees_all.rank >= roles.RANK[roles.Role.OWNER]
+    granted = access.rights(actor).get(space.pk)
+    sees_all = granted is not None and granted.rank >= roles.RANK[roles.Role.OWNER]
 
     def conceal(rows: dict[int, AuditEvent]) -> set[int]:
         if sees_all:
@@ -125,7 +151,7 @@ def space_timeline(*, actor, slug: str, filters: TimelineFilters) -> Timeline:
     return Timeline(_merge(audit, recall, filters), load)
 
 
-def audit_event_list(*, actor) -> QuerySet[AuditEvent]:
+def audit_event_list(*, actor: Actor) -> QuerySet[AuditEvent]:
     """The audit events `actor` may read in the admin, by the timelines' rules.
 
     Events of spaces it may audit (owners, curators, auditors), less those about memories
@@ -142,12 +168,12 @@ def audit_event_list(*, actor) -> QuerySet[AuditEvent]:
             .exclude(target_type="memory", target_id__in=Subquery(hidden_ids)))
 
 
-def auditable_space_ids(actor) -> list[int]:
+def auditable_space_ids(actor: Actor) -> list[int]:
     """Ids of the spaces whose audit events `actor` may read."""
     return sorted(pk for pk, granted in access.rights(actor).items() if granted.allows("audit"))
 
 
-def audit_payload_readable(*, actor, event: AuditEvent) -> bool:
+def audit_payload_readable(*, actor: Actor, event: AuditEvent) -> bool:
     """Whether `actor` may read what `event` recorded, as in a space timeline: an event
     about a memory since deleted shows its payload only to those who see everything in
     the space (owners), since a deleted memory can no longer say who may see it."""
@@ -155,7 +181,8 @@ def audit_payload_readable(*, actor, event: AuditEvent) -> bool:
         return True
     if _memory_model().objects.filter(pk=event.target_id, space_id=event.space_id).exists():
         return True
-    granted = access.rights(actor).get(event.space_id)
+    by_space = access.rights(actor)
+    granted = None if event.space_id is None else by_space.get(event.space_id)
     return granted is not None and granted.rank >= roles.RANK[roles.Role.OWNER]
 
 
@@ -187,7 +214,7 @@ def _between(queryset: QuerySet, field_name: str, filters: TimelineFilters) -> Q
     return queryset
 
 
-def _load(rows: list[dict[str, Any]], *, actor, recalled: Callable[[Iterable[str]], set[str]],
+def _load(rows: list[dict[str, Any]], *, actor: Actor, recalled: Callable[[Iterable[str]], set[str]],
           conceal: Callable[[dict[int, AuditEvent]], set[int]] = lambda _: set()) -> list[dict[str, Any]]:
     """Turn a page of (kind, event_id) rows into timeline items, in the page's order.
 
@@ -273,7 +300,7 @@ def _memory_texts(audits: dict[int, AuditEvent],
         pairs = Q()
         for memory_id, version in wanted:
             pairs |= Q(memory_id=memory_id, version=version)
-        MemoryVersion = apps.get_model("memories", "MemoryVersion")
+        MemoryVersion: type[Any] = access.memory_registry().versions
         versions = {(v.memory_id, v.version): v
                     for v in MemoryVersion.objects.filter(pairs).only("memory_id", "version", "snapshot",
                                                                       "changes", "reason")}

@@ -9,11 +9,11 @@ until that commit (see docs/audit.md, "For callers").
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
-from django.db.models import Model
+from django.db.models import Field, Model
 from django.utils import timezone
 
 from governance import access
@@ -22,6 +22,8 @@ from governance.audit.chain import GENESIS_HASH, HASHED_FIELDS
 from governance.audit.models import PAYLOAD_CONTEXT, AuditAction, AuditEvent
 from governance.audit.request_id import current_request_id
 from governance.crypto import cipher, datakeys
+from samsite.core.actor import Actor
+from samsite.core.models import Space
 
 # pg_advisory_xact_lock key that serialises appends: the bytes of "samaudit" as a bigint.
 CHAIN_LOCK_KEY = int.from_bytes(b"samaudit", "big")
@@ -30,7 +32,7 @@ CHAIN_LOCK_KEY = int.from_bytes(b"samaudit", "big")
 def audit_record(
     action: str,
     *,
-    actor,
+    actor: Actor,
     space=None,
     target: Model | None = None,
     target_type: str | None = None,
@@ -106,11 +108,11 @@ def _fix_stored_values(event: AuditEvent) -> None:
     stored as another.
     """
     for name in HASHED_FIELDS:
-        field = AuditEvent._meta.get_field(name)
+        field = cast("Field[Any, Any]", AuditEvent._meta.get_field(name))  # hashed: concrete fields
         setattr(event, field.attname, field.pre_save(event, add=True))
 
 
-def _actor_columns(actor) -> dict[str, Any]:
+def _actor_columns(actor: Actor) -> dict[str, Any]:
     user = access.user_or_none(actor)
     if user is not None:
         return {"actor_id": user.pk, "actor_label": user.get_username()}
@@ -134,7 +136,7 @@ def _target_columns(target: Model | None, target_type: str | None,
 def _space_of(target: Model | None):
     if target is None:
         return None
-    if target._meta.label_lower == "memories.space":
+    if isinstance(target, Space):
         return target
     if getattr(target, "space_id", None) is not None:
         return target.space  # type: ignore[attr-defined]

@@ -7,9 +7,10 @@ bounded and it works behind a transaction-pooling proxy, where server-side curso
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, cast
 
 from django.db import connection
-from django.db.models import BinaryField
+from django.db.models import BinaryField, Field
 from django.db.models.functions import Cast
 
 from governance.audit.chain import GENESIS_HASH, HASHED_FIELDS, event_digest
@@ -101,7 +102,7 @@ def stored_columns() -> list[str | Cast]:
     """
     columns: list[str | Cast] = []
     for name in HASHED_FIELDS:
-        field = AuditEvent._meta.get_field(name)
+        field = cast("Field[Any, Any]", AuditEvent._meta.get_field(name))  # hashed: concrete fields
         raw = field.db_type(connection) == "bytea" and type(field) is not BinaryField
         columns.append(Cast(name, output_field=BinaryField()) if raw else name)
     return columns

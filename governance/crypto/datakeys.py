@@ -20,11 +20,13 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-from django.apps import apps
 from django.db import IntegrityError, connection, transaction
 
 from governance.crypto import keyring
 from governance.crypto.errors import KeyDestroyed, KeyMissing
+from governance.crypto.events import key_changed
+from governance.models import DataKey, DataKeyState
+from samsite.core.models import Space
 
 ACTIVE_TTL_SECONDS = 30
 _lock = threading.Lock()
@@ -66,7 +68,6 @@ def key_bytes(data_key_id: int) -> bytes:
     raw = _unwrapped.get(data_key_id)
     if raw is not None:
         return raw
-    from governance.models import DataKey
 
     row = DataKey.objects.filter(pk=data_key_id).values("space_id", "master_key_id", "wrapped").first()
     if row is None:
@@ -82,19 +83,14 @@ def key_bytes(data_key_id: int) -> bytes:
 
 def create(space_id: int | None) -> int:
     """A new active data key for the space (the caller retires the old one first)."""
-    from governance.models import DataKey
-
     master = keyring.primary()
     raw = secrets.token_bytes(32)
     row = DataKey.objects.create(space_id=space_id, master_key_id=master.key_id,
                                  wrapped=wrap(raw, space_id, master))
     with _lock:
         _unwrapped[row.pk] = raw
-    from governance.access import SYSTEM
-    from governance.audit.services import audit_record
-
     # Keys are made by SAM itself (on a space's first sealed write, or a rotation).
-    audit_record("key_create", actor=SYSTEM, target=row, after={"master_key_id": master.key_id})
+    key_changed.send(sender=DataKey, action="key_create", target=row, after={"master_key_id": master.key_id})
     return row.pk
 
 
@@ -127,22 +123,19 @@ def active_key_id(space_id: int | None) -> int:
 
 
 def _find_or_create(space_id: int | None) -> int:
-    from governance.models import DataKey, DataKeyState
-
-    found = DataKey.objects.filter(space_id=space_id, state=DataKeyState.ACTIVE).values_list(
-        "pk", flat=True).first()
+    # The stubs refuse space_id=None, which Django reads as IS NULL.
+    found = (DataKey.objects.filter(space_id=space_id, state=DataKeyState.ACTIVE)  # type: ignore[misc]
+             .values_list("pk", flat=True).first())
     return found if found is not None else _create_active(space_id)
 
 
 def _create_active(space_id: int | None) -> int:
-    from governance.models import DataKey, DataKeyState
-
     try:
         with transaction.atomic():
             return create(space_id)
     except IntegrityError:
         # Another writer created it first; use theirs.
-        return DataKey.objects.get(space_id=space_id, state=DataKeyState.ACTIVE).pk
+        return DataKey.objects.get(space_id=space_id, state=DataKeyState.ACTIVE).pk  # type: ignore[misc]
 
 
 class _TransactionMarker:
@@ -156,9 +149,10 @@ class _TransactionMarker:
 def _held_key_id(space_id: int) -> int:
     held: dict[int, tuple[_TransactionMarker, int]] = _held.__dict__.setdefault("keys", {})
     entry = held.get(space_id)
-    if entry is not None and any(func is entry[0] for _, func, _ in connection.run_on_commit):
+    # Items are (savepoint ids, func, robust); the stubs know only the first two.
+    if entry is not None and any(pending[1] is entry[0] for pending in connection.run_on_commit):
         return entry[1]
-    space_table = apps.get_model("memories", "Space")._meta.db_table
+    space_table = Space._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT 1 FROM {space_table} WHERE id = %s FOR KEY SHARE", [space_id])
         if cursor.fetchone() is None:
@@ -179,9 +173,9 @@ def live_key_ids(space_id: int | None) -> tuple[int, ...]:
     now = time.monotonic()
     if cached and cached[0] > now:
         return cached[1]
-    from governance.models import DataKey
 
-    ids = tuple(DataKey.objects.filter(space_id=space_id).order_by("pk").values_list("pk", flat=True))
+    ids = tuple(DataKey.objects.filter(space_id=space_id)  # type: ignore[misc]  # IS NULL for None
+                .order_by("pk").values_list("pk", flat=True))
     if not ids:
         ids = (active_key_id(space_id),)
     with _lock:

@@ -35,7 +35,7 @@ def seal_columns(schema_editor, *, table: str, columns: dict[str, str], space_sq
         for start in range(0, len(rows), CHUNK):
             params = []
             for row_pk, space_id, *values in rows[start:start + CHUNK]:
-                sealed = []
+                sealed: list[bytes | None] = []
                 for (column, kind), value in zip(columns.items(), values, strict=True):
                     context = f"{table}.{column}"
                     if value is None and column in nullable:

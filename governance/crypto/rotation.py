@@ -9,24 +9,51 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.apps import apps
 from django.db import connection, transaction
 from django.db.models import Model
 from django.utils import timezone
 
-from governance.access import SYSTEM
-from governance.crypto import cipher, datakeys, keyring, search
-from governance.crypto.fields import _SealedField
+from governance.crypto import cipher, datakeys, keyring
+from governance.crypto.events import key_changed
 from governance.models import DataKey, DataKeyState
+from samsite.core.models import Space
+from samsite.core.sealing import _SealedField
 
 Progress = Callable[[str], None]
 
 
 def _audit(action: str, **kwargs) -> None:
-    from governance.audit.services import audit_record
+    key_changed.send(sender=DataKey, action=action, **kwargs)
 
-    audit_record(action, actor=SYSTEM, **kwargs)
+
+# --- what the apps above register -------------------------------------------------------
+# Re-sealing rewrites rows of every app's models; some need more than save(). They say so
+# as they start (memories.apps), so this module never names them.
+
+@dataclass(frozen=True)
+class Reseal:
+    # Relations to load with the rows (what sealing_space_id() reads).
+    select_related: tuple[str, ...] = ()
+    # Called with each re-sealed batch (rows of the model registered with this hook): to
+    # rewrite what derives from the sealed values.
+    after: Callable[[list[Any]], None] | None = None
+
+
+_reseal_hooks: dict[type[Model], Reseal] = {}
+# Binary columns holding sealed values that are never rewritten (the audit log's payloads,
+# registered by governance.audit): a retired key they still need is kept.
+_kept_sealed: list[tuple[type[Model], str]] = []
+
+
+def register_reseal(model: type[Model], hook: Reseal) -> None:
+    _reseal_hooks[model] = hook
+
+
+def register_kept_sealed(model: type[Model], column: str) -> None:
+    _kept_sealed.append((model, column))
 
 
 def rewrap(*, progress: Progress = lambda _: None) -> int:
@@ -53,24 +80,25 @@ def rewrap(*, progress: Progress = lambda _: None) -> int:
 @transaction.atomic
 def rotate_data_key(space_id: int | None) -> int:
     """Retire the space's active data key and make a new one. Returns the new key's id."""
-    old = DataKey.objects.select_for_update().filter(space_id=space_id, state=DataKeyState.ACTIVE).first()
+    # The stubs refuse space_id=None / pk=None, which Django reads as IS NULL.
+    old = (DataKey.objects.select_for_update()
+           .filter(space_id=space_id, state=DataKeyState.ACTIVE).first())  # type: ignore[misc]
     if old is not None:
         old.state = DataKeyState.RETIRED
         old.retired_at = timezone.now()
         old.save(update_fields=["state", "retired_at"])
     new_id = datakeys.create(space_id)
     datakeys.forget_cached(space_id)
-    _audit("key_rotate", space=apps.get_model("memories", "Space").objects.filter(pk=space_id).first(),
+    _audit("key_rotate", space=Space.objects.filter(pk=space_id).first(),  # type: ignore[misc]
            target_type="datakey", target_id=str(new_id),
            before={"data_key": old.pk if old else None}, after={"data_key": new_id})
     return new_id
 
 
 def sealed_models() -> Iterator[tuple[type[Model], list[_SealedField]]]:
-    """Every model with sealed columns that can be rewritten (the audit log cannot)."""
+    """Every model with sealed columns, to rewrite. (The append-only audit log keeps its
+    sealed payloads in a plain binary column, so it is never one of them.)"""
     for model in apps.get_models():
-        if model._meta.label == "audit.AuditEvent":
-            continue
         fields = [f for f in model._meta.concrete_fields if isinstance(f, _SealedField)]
         if fields:
             yield model, fields
@@ -132,38 +160,23 @@ def reencrypt(*, batch: int = 200, progress: Progress = lambda _: None) -> Reenc
 
 
 def _reseal(model: type[Model], fields: list[_SealedField], ids: list) -> None:
+    hook = _reseal_hooks.get(model, Reseal())
     queryset = model._base_manager.select_for_update().filter(pk__in=ids)
-    if model._meta.label == "memories.MemoryVersion":
-        queryset = queryset.select_related("memory")
+    if hook.select_related:
+        queryset = queryset.select_related(*hook.select_related)
     objects = list(queryset)
     for obj in objects:
         # save_base: append-only logs refuse save(), but re-sealing changes only the
         # envelope of a value, never the value, so they are re-sealed like the rest.
         obj.save_base(update_fields=[f.name for f in fields])
-    if model._meta.label == "memories.Memory":
-        _reindex_memories(objects)
-
-
-def _reindex_memories(memories: list) -> None:
-    from memories import entry
-
-    rows = []
-    for memory in memories:
-        doc = {"title": memory.title, "content": memory.content, "summary": memory.summary,
-               "canonical_phrases": memory.canonical_phrases, "tags": memory.tags}
-        rows.append((memory.id, datakeys.active_key_id(memory.space_id), doc))
-        type(memory)._base_manager.filter(pk=memory.pk).update(
-            content_hash=datakeys.keyed_digest(memory.space_id, memory.content),
-            embedding_input_hash=datakeys.keyed_digest(memory.space_id, entry.embedding_text(doc)),
-        )
-    search.write_index(rows)
+    if hook.after is not None:
+        hook.after(objects)
 
 
 def _still_used(key_id: int) -> bool:
     prefix = [cipher.HEADER.pack(cipher.VERSION, key_id)]
     tables = [(m._meta.db_table, [f.column for f in fs], m._meta.pk.column) for m, fs in sealed_models()]
-    audit = apps.get_model("audit", "AuditEvent")
-    tables.append((audit._meta.db_table, ["payload"], "id"))
+    tables += [(m._meta.db_table, [column], m._meta.pk.column) for m, column in _kept_sealed]
     return any(_sealed_with(table, columns, prefix, pk, 1) for table, columns, pk in tables)
 
 

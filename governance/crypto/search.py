@@ -19,6 +19,7 @@ from typing import Any
 
 from django.contrib.postgres.search import SearchQuery
 from django.db import connection
+from django.db.models import Q
 
 from governance.crypto import datakeys
 
@@ -47,7 +48,8 @@ def _lexemes_of(docs: Sequence[dict[str, str]]) -> list[list[tuple[str, list[int
     """Per document, Postgres's (lexeme, positions, weights) for its weighted fields."""
     if not docs:
         return []
-    rows_sql, params = [], []
+    rows_sql: list[str] = []
+    params: list[int | str] = []
     for index, doc in enumerate(docs):
         rows_sql.append("(%s" + ", %s" * len(FIELD_WEIGHTS) + ")")
         params += [index, *(doc.get(name, "") or "" for name, _ in FIELD_WEIGHTS)]
@@ -103,25 +105,18 @@ def query_tokens(space_ids: Iterable[int], words: Iterable[str], *, phrase: bool
     return tokens
 
 
-def write_index(rows: Sequence[tuple[str, int, dict[str, Any]]]) -> None:
-    """Store the token tsvector and phrase tokens of memories: (id, data key id, doc)."""
-    if not rows:
-        return
+def index_entries(rows: Sequence[tuple[str, int, dict[str, Any]]]) -> list[tuple[str, str, list[str]]]:
+    """The search index of documents: (id, data key id, doc) in, (id, token tsvector literal,
+    phrase tokens) out. The caller stores them (memories.search_index)."""
     by_key: dict[int, list[tuple[str, dict[str, Any]]]] = {}
-    for memory_id, key_id, doc in rows:
-        by_key.setdefault(key_id, []).append((memory_id, doc))
-    values, params = [], []
+    for row_id, key_id, doc in rows:
+        by_key.setdefault(key_id, []).append((row_id, doc))
+    entries = []
     for key_id, items in by_key.items():
         vectors = token_vectors(key_id, [_doc_text(doc) for _, doc in items])
-        for (memory_id, doc), vector in zip(items, vectors, strict=True):
-            values.append("(%s, %s::tsvector, %s::varchar[])")
-            params += [memory_id, vector, phrase_tokens(key_id, doc.get("canonical_phrases") or [])]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "UPDATE memories_memory AS m SET search_vector = v.sv, phrase_tokens = v.pt "
-            f"FROM (VALUES {', '.join(values)}) AS v(id, sv, pt) WHERE m.id = v.id",
-            params,
-        )
+        for (row_id, doc), vector in zip(items, vectors, strict=True):
+            entries.append((row_id, vector, phrase_tokens(key_id, doc.get("canonical_phrases") or [])))
+    return entries
 
 
 def _doc_text(doc: dict[str, Any]) -> dict[str, str]:
@@ -157,3 +152,17 @@ def websearch_tsquery(space_ids: Iterable[int], text: str) -> str | None:
         return "(" + " | ".join(_quote(t) for t in tokens) + ")" if tokens else "'-'"
 
     return _LEXEME.sub(tokens_of, parsed)
+
+
+def text_match(space_ids: Iterable[int], text: str, *, field: str = "search_vector") -> Q:
+    """The filter of a list's free-text search over sealed rows: the id itself, or the
+    keyed tokens of `text` (web-search syntax) in `field`, under the keys of those spaces.
+
+    The index holds keyed tokens, never words, so a word no key has a token for matches
+    nothing.
+    """
+    match = Q(pk=text.strip())
+    tokens = websearch_tsquery(space_ids, text)
+    if tokens:
+        match |= Q(**{field: TokenQuery(tokens)})
+    return match

@@ -1,4 +1,4 @@
-"""PII and secret redaction for text SAM stores (seed 000's redaction rules).
+"""PII and secret redaction for text SAM stores (docs/redaction.md).
 
     >>> redact_text("Email me at bob@example.com").text
     'Email me at [email]'

@@ -68,8 +68,8 @@ def redact_text(
     return Redacted(text=_collapse_links(_replace(text, chosen)), findings=tuple(c.finding() for c in chosen))
 
 
-# A Markdown link whose text and target were both redacted ("[[email]](mailto:[email])",
-# seed 000's own example) reads as one placeholder.
+# A Markdown link whose text and target were both redacted ("[[email]](mailto:[email])") reads
+# as one placeholder (docs/redaction.md, "Markdown links").
 _REDACTED_LINK = re.compile(r"\[(\[(?:email|phone|secret|id)\])\]\((?:mailto:|tel:)?\1\)")
 
 
@@ -150,7 +150,7 @@ def _handle_key(value: str) -> str:
 
 def _occurrences(text: str, phrases: Iterable[str]) -> Spans:
     """Where each phrase occurs as whole words, case-insensitively, with any run of spaces."""
-    spans = []
+    spans: list[tuple[int, int]] = []
     for phrase in phrases:
         words = phrase.split()
         if not words:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: Every kind of personal or secret data SAM redacts, in seed 000's order.
+#: Every kind of personal or secret data SAM redacts, in the order of docs/redaction.md, "Interface".
 KINDS: tuple[str, ...] = ("email", "phone", "address", "name", "id", "secret")
 
 #: What replaces a finding of each kind in the stored text.

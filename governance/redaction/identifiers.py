@@ -177,9 +177,9 @@ def find(scan: Scan) -> Iterator[Candidate]:
         if _is_account_value(scan, match):
             yield Candidate("id", *match.span("value"), "account_cue", PRIORITY_CUE)
     for start in _PROSE_CUE_START.finditer(text):
-        match = _PROSE_CUED.match(text, start.start())
-        if match and _looks_like_username(match.group("value"), named=bool(match.group("naming"))):
-            yield Candidate("id", *match.span("value"), "username_in_prose", PRIORITY_CUE)
+        cued = _PROSE_CUED.match(text, start.start())
+        if cued and _looks_like_username(cued.group("value"), named=bool(cued.group("naming"))):
+            yield Candidate("id", *cued.span("value"), "username_in_prose", PRIORITY_CUE)
 
 
 def _looks_like_username(value: str, *, named: bool) -> bool:

@@ -99,7 +99,8 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str], bool], ...]:
     """(rule, pattern, must start a token) for every format."""
     patterns: list[tuple[str, re.Pattern[str], bool]] = []
     for rule, plugin in _DETECT_SECRETS_PLUGINS.items():
-        patterns.extend((rule, regex, True) for regex in plugin.denylist)
+        # detect-secrets types denylist as an abstract property; detectors set a tuple.
+        patterns.extend((rule, regex, True) for regex in plugin.denylist)  # type: ignore[attr-defined]
     # SAM's own formats are a fixed prefix plus a long random tail, too specific to occur by
     # chance inside a word: a token pasted straight after other text ("…?b=cghp_…",
     # "example.comghp_…") is still that token, and is redacted from its prefix on.

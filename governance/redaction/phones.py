@@ -109,7 +109,9 @@ def find(scan: Scan) -> Iterator[Candidate]:
                 or _OTHER_NUMBER_BEFORE.search(before)):
             continue
         # A phone word in the same clause after the number counts like one before it.
-        after = _CLAUSE_AFTER.match(scan.line_after(window.end(), 40)).group()
+        clause = _CLAUSE_AFTER.match(scan.line_after(window.end(), 40))
+        assert clause is not None  # the pattern matches the empty string too
+        after = clause.group()
         context_after = bool(_PHONE_CONTEXT.search(after))
         shape = _by_shape(raw, context=context_after or bool(_PHONE_CONTEXT.search(before)))
         if shape:
@@ -137,7 +139,7 @@ def _is_cued(before: str) -> bool:
     if _CUE_BEFORE.search(before[-30:]):
         return True
     earlier = _CUE_EARLIER.search(before)
-    return bool(earlier) and not _OTHER_NUMBER_WORD.search(before, earlier.start() + 1)
+    return earlier is not None and not _OTHER_NUMBER_WORD.search(before, earlier.start() + 1)
 
 
 def _by_shape(raw: str, *, context: bool) -> int:

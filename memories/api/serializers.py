@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from governance import access
 from governance.modes import Mode, Retention
 from governance.roles import role_for_rank
 from memories import limits
 from memories.embeddings.registry import configured_model_name
 from memories.entry import known_kinds
-from memories.models import (
-    DecayType,
-    EmbeddingStatus,
-    Memory,
-    MemoryType,
-    Priority,
-    Reliability,
-    SourceType,
-    SpaceKind,
-)
+from memories.models import DecayType, EmbeddingStatus, Memory, MemoryType, Priority, Reliability, SourceType
 from samsite.api.fields import (
     BoundedJSONObjectField,
     EntryTextField,
@@ -31,6 +23,7 @@ from samsite.api.fields import (
     RFC3339DateTimeField,
 )
 from samsite.api.parsers import MAX_JSON_DEPTH
+from samsite.core.models import SpaceKind
 
 # Largest metadata object a memory carries, as JSON text: room for any annotation,
 # small enough that redaction, hashing and version diffs stay cheap.
@@ -158,7 +151,8 @@ class MemoryOutputSerializer(serializers.Serializer):
     memory_type = serializers.ChoiceField(choices=MemoryType.choices)
     kind = serializers.CharField()
     priority = serializers.ChoiceField(choices=Priority.choices)
-    source = MemorySourceOutputSerializer(source="*")
+    # A declared field (DRF's metaclass moves it off the class), not Field.source.
+    source = MemorySourceOutputSerializer(source="*")  # type: ignore[assignment]
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
     occurred_at = serializers.DateTimeField(allow_null=True)
@@ -228,7 +222,8 @@ class MemoryFieldsInputSerializer(JSONInputSerializer):
     reliability = serializers.ChoiceField(choices=Reliability.choices, required=False)
     importance = serializers.FloatField(required=False, min_value=0, max_value=1)
     confidence_score = serializers.FloatField(required=False, min_value=0, max_value=1)
-    source = MemorySourceSerializer(required=False)
+    # A declared field (DRF's metaclass moves it off the class), not Field.source.
+    source = MemorySourceSerializer(required=False)  # type: ignore[assignment]
     occurred_at = RFC3339DateTimeField(required=False, allow_null=True)
     context_window = ContextWindowSerializer(required=False)
     decay_policy = DecayPolicySerializer(required=False)
@@ -237,14 +232,15 @@ class MemoryFieldsInputSerializer(JSONInputSerializer):
         help_text=f"Free-form JSON object: at most {METADATA_BYTES_MAX} bytes as JSON and "
                   f"{MAX_JSON_DEPTH} levels deep.",
     )
-    training_examples = TrainingExampleSerializer(many=True, required=False,
+    # many=True hands max_length to the ListSerializer; the stubs' __init__ does not take it.
+    training_examples = TrainingExampleSerializer(many=True, required=False,  # type: ignore[call-arg]
                                                   max_length=limits.TRAINING_EXAMPLES_MAX)
     superseded_by = serializers.CharField(required=False, allow_null=True, allow_blank=True)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # SAM_EXTRA_KINDS as it is now, not as it was when this module was imported.
-        self.fields["kind"].choices = known_kinds()
+        cast(serializers.ChoiceField, self.fields["kind"]).choices = known_kinds()
 
 
 class MemoryCreateInputSerializer(MemoryFieldsInputSerializer):
@@ -310,8 +306,6 @@ def _hide_unseen_links_in_versions(versions: list, context: dict) -> None:
     """Blank snapshot and diff links to memories the reader may not see, like the detail
     view blanks a memory's own superseded_by. The reader is context["request"].user;
     without a request nobody is known to see anything, so every link is blanked."""
-    from governance import access
-
     pending = [v for v in versions if not getattr(v, "_links_hidden", False)]
     if not pending:
         return
@@ -371,8 +365,9 @@ class MemoryBulkRowSerializer(serializers.Serializer):
     persisted = serializers.BooleanField(required=False,
                                          help_text="False when an incognito mode kept nothing")
     redaction_report = serializers.ListField(child=serializers.DictField(), required=False)
-    errors = serializers.DictField(child=serializers.ListField(child=serializers.CharField()),
-                                   required=False)
+    # A declared field (DRF's metaclass moves it off the class), not Serializer.errors.
+    errors = serializers.DictField(  # type: ignore[assignment]
+        child=serializers.ListField(child=serializers.CharField()), required=False)
 
 
 class MemoryBulkOutputSerializer(serializers.Serializer):

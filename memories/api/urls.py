@@ -2,6 +2,7 @@ from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from memories.api import views
+from memories.api.restrict import MemoryRestrictView
 
 router = SimpleRouter(trailing_slash=True)
 router.register("spaces", views.SpaceViewSet, basename="space")
@@ -10,4 +11,5 @@ router.register("memories", views.MemoryViewSet, basename="memory")
 urlpatterns = [
     path("schema/memory-entry.json", views.memory_entry_schema, name="memory-entry-schema"),
     *router.urls,
+    path("memories/<str:pk>/restrict/", MemoryRestrictView.as_view(), name="memory-restrict"),
 ]

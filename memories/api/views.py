@@ -18,15 +18,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from governance import retention
+from governance import spaces as space_services
 from governance.modes import WriteOutcome
 from memories import curation, selectors, services
 from memories.api import serializers as s
 from memories.api.idempotency import HEADER_PARAMETER, idempotent
+from memories.models import Memory
 from memories.schema import MEMORY_ENTRY_SCHEMA
-from samsite.api.errors import NotFound
 from samsite.api.exceptions import error_body, flatten_errors
 from samsite.api.openapi import error_responses
-from samsite.api.pagination import StandardPagination
+from samsite.api.pagination import StandardPagination, paginated
+from samsite.core.errors import NotFound
+from samsite.core.results import WriteResult
 
 ERRORS = error_responses(400, 401, 404)
 # Writes: 409 when the memory mode refuses writes now (paused, off), or the state clashes.
@@ -37,16 +40,15 @@ WRITE_ERRORS = {**ERRORS, **error_responses(
 LIST_ERRORS = error_responses(400, 401, 404, e404="Page past the last one")
 
 
-def _write_answer(memory, *, changelog=(), suggested=(), code=status.HTTP_200_OK) -> Response:
-    persisted = getattr(memory, "persisted", not memory._state.adding)
+def _write_answer(result: WriteResult[Memory], *, code: int = status.HTTP_200_OK) -> Response:
     body = {
-        "memory": s.MemoryOutputSerializer(memory).data,
-        "changelog_diff": list(changelog),
-        "suggested_fields": list(suggested),
-        "redaction_report": list(getattr(memory, "redaction_report", [])),
-        "persisted": persisted,
+        "memory": s.MemoryOutputSerializer(result.instance).data,
+        "changelog_diff": list(result.changelog),
+        "suggested_fields": list(result.suggested),
+        "redaction_report": list(result.redaction_report),
+        "persisted": result.persisted,
     }
-    return Response(body, status=code if persisted else status.HTTP_200_OK)
+    return Response(body, status=code if result.persisted else status.HTTP_200_OK)
 
 
 def _keep_created(response: Response) -> dict[str, Any] | None:
@@ -62,9 +64,10 @@ def _keep_created(response: Response) -> dict[str, Any] | None:
 def _replay_created(request: Request, answer: dict[str, Any]) -> Response:
     # Through the normal read path: the replay shows the memory as the caller may see it now.
     memory = selectors.memory_get(actor=request.user, memory_id=answer["memory_id"])
-    memory.redaction_report = answer["redaction_report"]
-    return _write_answer(memory, changelog=answer["changelog_diff"],
-                         suggested=answer["suggested_fields"], code=status.HTTP_201_CREATED)
+    return _write_answer(WriteResult(memory, changelog=answer["changelog_diff"],
+                                     suggested=answer["suggested_fields"],
+                                     redaction_report=answer["redaction_report"]),
+                         code=status.HTTP_201_CREATED)
 
 
 def _keep_bulk(response: Response) -> dict[str, Any] | None:
@@ -86,9 +89,7 @@ class SpaceViewSet(viewsets.ViewSet):
 
     @extend_schema(responses={200: s.SpaceOutputSerializer(many=True), **LIST_ERRORS}, summary="List spaces")
     def list(self, request: Request) -> Response:
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(selectors.space_list(actor=request.user), request, view=self)
-        return paginator.get_paginated_response(s.SpaceOutputSerializer(page, many=True).data)
+        return paginated(self, request, selectors.space_list(actor=request.user), s.SpaceOutputSerializer)
 
     @extend_schema(request=s.SpaceCreateInputSerializer,
                    responses={201: s.SpaceOutputSerializer, **ERRORS,
@@ -98,7 +99,7 @@ class SpaceViewSet(viewsets.ViewSet):
     def create(self, request: Request) -> Response:
         data = s.SpaceCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        space = services.space_create(actor=request.user, **data.validated_data)
+        space = space_services.space_create(actor=request.user, **data.validated_data)
         return Response(s.SpaceOutputSerializer(space).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses={200: s.SpaceOutputSerializer, **ERRORS}, summary="Get a space")
@@ -111,7 +112,7 @@ class SpaceViewSet(viewsets.ViewSet):
     def partial_update(self, request: Request, slug: str) -> Response:
         data = s.SpaceUpdateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        space = services.space_update(actor=request.user, slug=slug, changes=data.validated_data)
+        space = space_services.space_update(actor=request.user, slug=slug, changes=data.validated_data)
         return Response(s.SpaceOutputSerializer(space).data)
 
     @extend_schema(responses={200: s.DeletionReceiptSerializer, **ERRORS, **error_responses(403)},
@@ -155,10 +156,8 @@ class MemoryViewSet(viewsets.ViewSet):
             updated_before=q.get("updated_before"),
         )
         queryset = selectors.memory_list(actor=request.user, filters=filters)
-        paginator = self.pagination_class()
-        page = selectors.hide_unseen_links(paginator.paginate_queryset(queryset, request, view=self),
-                                           actor=request.user)
-        return paginator.get_paginated_response(s.MemoryOutputSerializer(page, many=True).data)
+        return paginated(self, request, queryset, s.MemoryOutputSerializer,
+                         prepare=lambda page: selectors.hide_unseen_links(page, actor=request.user))
 
     @extend_schema(request=s.MemoryCreateInputSerializer,
                    responses={201: s.MemoryWriteOutputSerializer,
@@ -171,17 +170,16 @@ class MemoryViewSet(viewsets.ViewSet):
     def create(self, request: Request) -> Response:
         data = s.MemoryCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        created, suggested = services.memory_create(actor=request.user, data=data.validated_data)
-        memory = created
-        if not created._state.adding:
+        result = services.memory_create(actor=request.user, data=data.validated_data)
+        if result.persisted:
+            # Answer with the memory as the author may read it back.
             try:
-                memory = selectors.memory_get(actor=request.user, memory_id=created.id)
+                result.instance = selectors.memory_get(actor=request.user, memory_id=result.instance.id)
             except NotFound:
                 # Stored, but carrying a tag restricted above the author's role: they get
                 # back what they wrote, and will not see it in lists.
-                memory = selectors.hide_unseen_links([created], actor=request.user)[0]
-            memory.redaction_report = created.redaction_report
-        return _write_answer(memory, suggested=suggested, code=status.HTTP_201_CREATED)
+                result.instance = selectors.hide_unseen_links([result.instance], actor=request.user)[0]
+        return _write_answer(result, code=status.HTTP_201_CREATED)
 
     @extend_schema(responses={200: s.MemoryOutputSerializer, **ERRORS}, summary="Get a memory")
     def retrieve(self, request: Request, pk: str) -> Response:
@@ -199,11 +197,11 @@ class MemoryViewSet(viewsets.ViewSet):
         changes: dict[str, Any] = dict(data.validated_data)
         version = changes.pop("version")
         reason = changes.pop("reason", "")
-        memory, changelog = services.memory_update(
+        result = services.memory_update(
             actor=request.user, memory_id=pk, expected_version=version, changes=changes,
             reason=reason,
         )
-        return _write_answer(memory, changelog=changelog)
+        return _write_answer(result)
 
     @extend_schema(responses={204: None, **WRITE_ERRORS}, summary="Delete a memory for good")
     def destroy(self, request: Request, pk: str) -> Response:
@@ -217,10 +215,10 @@ class MemoryViewSet(viewsets.ViewSet):
     def archive(self, request: Request, pk: str) -> Response:
         data = s.MemoryReasonInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        memory, changelog = services.memory_archive(
+        result = services.memory_archive(
             actor=request.user, memory_id=pk, reason=data.validated_data["reason"]
         )
-        return _write_answer(memory, changelog=changelog)
+        return _write_answer(result)
 
     @extend_schema(request=s.MemoryReasonInputSerializer,
                    responses={200: s.MemoryWriteOutputSerializer, **WRITE_ERRORS},
@@ -229,10 +227,10 @@ class MemoryViewSet(viewsets.ViewSet):
     def restore(self, request: Request, pk: str) -> Response:
         data = s.MemoryReasonInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        memory, changelog = services.memory_unarchive(
+        result = services.memory_unarchive(
             actor=request.user, memory_id=pk, reason=data.validated_data["reason"]
         )
-        return _write_answer(memory, changelog=changelog)
+        return _write_answer(result)
 
     @extend_schema(responses={200: s.MemoryVersionOutputSerializer(many=True), **ERRORS},
                    summary="A memory's versions, newest first")
@@ -261,11 +259,11 @@ class MemoryViewSet(viewsets.ViewSet):
     def version_restore(self, request: Request, pk: str, version: str) -> Response:
         data = s.MemoryVersionRestoreInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        memory, changelog = services.memory_version_restore(
+        result = services.memory_version_restore(
             actor=request.user, memory_id=pk, version=int(version),
             expected_version=data.validated_data.get("version"),
         )
-        return _write_answer(memory, changelog=changelog)
+        return _write_answer(result)
 
     @extend_schema(
         request=s.MemoryMergeInputSerializer,
@@ -284,7 +282,7 @@ class MemoryViewSet(viewsets.ViewSet):
         result = curation.memory_merge(actor=request.user, target_id=pk, source_ids=body["sources"],
                                        expected_version=body["version"], changes=changes,
                                        reason=body["reason"])
-        answer = _write_answer(result.memory, changelog=result.changelog)
+        answer = _write_answer(result.write)
         answer.data.update({"merged": result.merged, "dropped": result.dropped})
         return answer
 
@@ -321,27 +319,24 @@ class MemoryViewSet(viewsets.ViewSet):
         shape_errors: dict[int, dict[str, list[str]]] = {}
         valid_items: list[tuple[int, dict]] = []
         for index, item in enumerate(items):
-            row = s.MemoryCreateInputSerializer(data=item)
-            if row.is_valid():
-                valid_items.append((index, row.validated_data))
+            item_input = s.MemoryCreateInputSerializer(data=item)
+            if item_input.is_valid():
+                valid_items.append((index, item_input.validated_data))
             else:
-                shape_errors[index] = flatten_errors(row.errors)
+                shape_errors[index] = flatten_errors(item_input.errors)
         if atomic and shape_errors:
             result_rows: list[dict] = []
         else:
             result = services.memory_bulk_create(
                 actor=request.user, items=[item for _, item in valid_items], atomic=atomic
             )
-            created, discarded = iter(result.created), iter(result.discarded)
             result_rows = []
             for (index, _), row in zip(valid_items, result.rows, strict=True):
                 if row.errors:
                     shape_errors[index] = row.errors
-                elif not (atomic and result.failed):
-                    kept = row.outcome is WriteOutcome.STORE
-                    memory = next(created) if kept else next(discarded)
-                    result_rows.append({"index": index, "ok": True, "id": memory.id,
-                                        "persisted": kept,
+                elif row.memory is not None:
+                    result_rows.append({"index": index, "ok": True, "id": row.memory.id,
+                                        "persisted": row.outcome is WriteOutcome.STORE,
                                         "redaction_report": row.redaction_report})
         results = sorted(
             result_rows + [{"index": i, "ok": False, "errors": e} for i, e in shape_errors.items()],

@@ -21,8 +21,9 @@ def seal_memory_columns(apps, schema_editor):
 
 def reindex_memories(apps, schema_editor):
     """Keyed search tokens and keyed hashes for memories written before sealing."""
-    from governance.crypto import cipher, datakeys, search
+    from governance.crypto import cipher, datakeys
     from memories import entry
+    from memories.search_index import write_index
 
     with schema_editor.connection.cursor() as cursor:
         cursor.execute("SELECT id, space_id, title, content, summary, canonical_phrases, tags "
@@ -41,7 +42,7 @@ def reindex_memories(apps, schema_editor):
             hashes.append([datakeys.keyed_digest(space_id, doc["content"]),
                            datakeys.keyed_digest(space_id, entry.embedding_text(doc)), memory_id])
         for start in range(0, len(index), 500):
-            search.write_index(index[start:start + 500])
+            write_index(index[start:start + 500])
         cursor.executemany("UPDATE memories_memory SET content_hash = %s, embedding_input_hash = %s "
                            "WHERE id = %s", hashes)
 

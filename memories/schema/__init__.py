@@ -1,4 +1,4 @@
-"""The SAM memory entry JSON Schema (seed 000, extended), loaded once."""
+"""The JSON Schema of a SAM entry with SAM's own fields (README.md, "The memory entry"), loaded once."""
 
 import json
 from pathlib import Path

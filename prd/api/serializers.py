@@ -42,7 +42,9 @@ class PRDExecutionStartInputSerializer(JSONInputSerializer):
         required=False, allow_blank=True, max_length=limits.PRD_CONTENT_MAX, trim_whitespace=False,
         help_text="The PRD's text; SAM keeps only its sha256 (instead of prd_hash)",
     )
-    requirements = PRDRequirementSerializer(many=True, required=False, max_length=limits.REQUIREMENTS_MAX)
+    # many=True hands max_length to the ListSerializer; the stubs' __init__ does not take it.
+    requirements = PRDRequirementSerializer(many=True, required=False,  # type: ignore[call-arg]
+                                            max_length=limits.REQUIREMENTS_MAX)
     agent_id = _optional_text(limits.AGENT_ID_MAX, default="")
 
 

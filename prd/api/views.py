@@ -12,10 +12,11 @@ from rest_framework.response import Response
 
 from prd import limits, selectors, services
 from prd.api import serializers as s
-from prd.models import ChainStatus
+from prd.models import ChainStatus, ThinkingChain
 from prd.thoughts import ThoughtInput
 from samsite.api.openapi import error_responses
-from samsite.api.pagination import StandardPagination
+from samsite.api.pagination import StandardPagination, paginated
+from samsite.core.results import WriteResult
 
 ERRORS = error_responses(400, 401, 404)
 # Lists: 404 for a page past the last one.
@@ -49,10 +50,8 @@ class PRDExecutionViewSet(viewsets.ViewSet):
         q = query.validated_data
         filters = selectors.ExecutionFilters(spaces=_slugs(q.get("space")), status=q.get("status"),
                                              prd_ref=q.get("prd_ref"))
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(selectors.execution_list(actor=request.user, filters=filters),
-                                           request, view=self)
-        return paginator.get_paginated_response(s.PRDExecutionOutputSerializer(page, many=True).data)
+        return paginated(self, request, selectors.execution_list(actor=request.user, filters=filters),
+                         s.PRDExecutionOutputSerializer)
 
     @extend_schema(
         request=s.PRDExecutionStartInputSerializer,
@@ -94,7 +93,7 @@ class PRDExecutionViewSet(viewsets.ViewSet):
         query.is_valid(raise_exception=True)
         params = query.validated_data
         execution = selectors.execution_get(actor=request.user, execution_id=pk)
-        # The hot path (seed 001's cache of active executions): the serialised context is
+        # The hot path (docs/prd.md, "The resume context"): the serialised context is
         # kept per execution state. Every write to an execution moves its updated_at, so a
         # changed execution has a new key and nothing needs invalidating.
         key = (f"sam:prdctx:{execution.pk}:{execution.updated_at.isoformat()}:{execution.event_count}:"
@@ -114,10 +113,8 @@ class PRDExecutionViewSet(viewsets.ViewSet):
         query = s.PRDEventListQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         filters = selectors.EventFilters(**query.validated_data)
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(
-            selectors.event_list(actor=request.user, execution_id=pk, filters=filters), request, view=self)
-        return paginator.get_paginated_response(s.PRDEventOutputSerializer(page, many=True).data)
+        events = selectors.event_list(actor=request.user, execution_id=pk, filters=filters)
+        return paginated(self, request, events, s.PRDEventOutputSerializer)
 
     @extend_schema(request=s.PRDEventInputSerializer,
                    responses={201: s.PRDAppendOutputSerializer, 200: s.PRDAppendOutputSerializer,
@@ -139,10 +136,8 @@ class PRDExecutionViewSet(viewsets.ViewSet):
                    summary="The execution's decisions, oldest first (paginated)")
     @action(detail=True, methods=["get"], url_path="decisions")
     def decisions(self, request: Request, pk: str) -> Response:
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(selectors.decision_list(actor=request.user, execution_id=pk),
-                                           request, view=self)
-        return paginator.get_paginated_response(s.PRDDecisionOutputSerializer(page, many=True).data)
+        return paginated(self, request, selectors.decision_list(actor=request.user, execution_id=pk),
+                         s.PRDDecisionOutputSerializer)
 
     @extend_schema(request=s.PRDDecisionInputSerializer,
                    responses={201: s.PRDAppendOutputSerializer, 200: s.PRDAppendOutputSerializer,
@@ -172,6 +167,12 @@ class PRDExecutionViewSet(viewsets.ViewSet):
         return Response(s.PRDExecutionOutputSerializer(execution).data)
 
 
+def _chain_answer(result: WriteResult[ThinkingChain], *, code: int = status.HTTP_200_OK) -> Response:
+    """A chain as written, with what redaction removed from the text this call sent."""
+    body = s.ThinkingChainOutputSerializer(result.instance).data
+    return Response({**body, "redaction_report": result.redaction_report}, status=code)
+
+
 class ThinkingChainViewSet(viewsets.ViewSet):
     lookup_value_regex = r"[A-Za-z0-9_]+"
     pagination_class = StandardPagination  # what drf-spectacular reads to document the list envelope
@@ -185,10 +186,8 @@ class ThinkingChainViewSet(viewsets.ViewSet):
         q = query.validated_data
         filters = selectors.ChainFilters(spaces=_slugs(q.get("space")), status=q.get("status"),
                                          execution=q.get("execution"))
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(selectors.chain_list(actor=request.user, filters=filters),
-                                           request, view=self)
-        return paginator.get_paginated_response(s.ThinkingChainOutputSerializer(page, many=True).data)
+        return paginated(self, request, selectors.chain_list(actor=request.user, filters=filters),
+                         s.ThinkingChainOutputSerializer)
 
     @extend_schema(request=s.ThinkingChainStartInputSerializer,
                    responses={201: s.ThinkingChainOutputSerializer, **ERRORS, **CONFLICT},
@@ -197,9 +196,9 @@ class ThinkingChainViewSet(viewsets.ViewSet):
         data = s.ThinkingChainStartInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        chain = services.chain_start(actor=request.user, space=v["space"], query=v["query"],
-                                     agent_id=v["agent_id"], execution_id=v.get("execution") or None)
-        return Response(s.ThinkingChainOutputSerializer(chain).data, status=status.HTTP_201_CREATED)
+        result = services.chain_start(actor=request.user, space=v["space"], query=v["query"],
+                                      agent_id=v["agent_id"], execution_id=v.get("execution") or None)
+        return _chain_answer(result, code=status.HTTP_201_CREATED)
 
     @extend_schema(responses={200: s.ThinkingChainOutputSerializer, **ERRORS}, summary="Get a thinking chain")
     def retrieve(self, request: Request, pk: str) -> Response:
@@ -217,15 +216,16 @@ class ThinkingChainViewSet(viewsets.ViewSet):
         thought = ThoughtInput(content=v["content"], number=v.get("number"), is_revision=v.get("is_revision"),
                                revises=v.get("revises"), branch_id=v.get("branch_id") or None,
                                branch_from=v.get("branch_from"))
-        chain = services.thought_add(actor=request.user, chain_id=pk, data=thought)
-        return Response(s.ThinkingChainOutputSerializer(chain).data, status=status.HTTP_201_CREATED)
+        result = services.thought_add(actor=request.user, chain_id=pk, data=thought)
+        return _chain_answer(result, code=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={200: s.ThinkingChainOutputSerializer, **ERRORS, **CONFLICT},
                    summary="Complete a chain (summary, embedding and memories follow in the background)")
     @action(detail=True, methods=["post"])
     def complete(self, request: Request, pk: str) -> Response:
-        chain = services.chain_complete(actor=request.user, chain_id=pk)
-        return Response(s.ThinkingChainOutputSerializer(chain).data)
+        result = services.chain_complete(actor=request.user, chain_id=pk)
+        # Completing cleans no text, so the answer carries no redaction report.
+        return Response(s.ThinkingChainOutputSerializer(result.instance).data)
 
     @extend_schema(request=s.ThinkingChainAbandonInputSerializer,
                    responses={200: s.ThinkingChainOutputSerializer, **ERRORS, **CONFLICT},
@@ -234,8 +234,8 @@ class ThinkingChainViewSet(viewsets.ViewSet):
     def abandon(self, request: Request, pk: str) -> Response:
         data = s.ThinkingChainAbandonInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        chain = services.chain_abandon(actor=request.user, chain_id=pk, reason=data.validated_data["reason"])
-        return Response(s.ThinkingChainOutputSerializer(chain).data)
+        result = services.chain_abandon(actor=request.user, chain_id=pk, reason=data.validated_data["reason"])
+        return _chain_answer(result)
 
     @extend_schema(request=s.ThinkingChainRecallInputSerializer,
                    responses={200: s.ThinkingChainRecallOutputSerializer, **ERRORS},

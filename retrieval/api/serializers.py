@@ -60,7 +60,9 @@ class SignalWeightsField(serializers.DictField):
 
 class RecallInputSerializer(JSONInputSerializer):
     query = serializers.CharField(required=False, allow_blank=True, max_length=4000, default="")
-    current_conversation = ConversationTurnSerializer(many=True, required=False, max_length=200)
+    # many=True hands max_length to the ListSerializer; the stubs' __init__ does not take it.
+    current_conversation = ConversationTurnSerializer(many=True, required=False,  # type: ignore[call-arg]
+                                                      max_length=200)
     last_n_turns = serializers.IntegerField(required=False, min_value=0, max_value=50, default=8)
     active_task = serializers.CharField(required=False, allow_blank=True, max_length=2000, default="")
     ui_state = UiStateSerializer(required=False)
@@ -129,14 +131,16 @@ class RankedMemorySerializer(serializers.Serializer):
     rationale = serializers.CharField()
     highlights = serializers.ListField(child=serializers.CharField())
     conflict = ConflictSerializer(allow_null=True)
-    source = serializers.DictField()
+    # A declared field (DRF's metaclass moves it off the class), not Field.source; so are
+    # `label` and `data` below, not Field.label and Serializer.data.
+    source = serializers.DictField()  # type: ignore[assignment]
     version = serializers.IntegerField()
     tokens = serializers.IntegerField()
 
 
 class FollowUpSerializer(serializers.Serializer):
     type = serializers.ChoiceField(choices=["create_new_memory_prefill", "clarify_conflict"])
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]
     payload = serializers.DictField()
 
 
@@ -165,13 +169,13 @@ class UiSummarySerializer(serializers.Serializer):
 
 
 class RecallOutputSerializer(serializers.Serializer):
-    """Seed 000's envelope."""
+    """The recall answer's envelope (docs/recall.md, "Request")."""
 
     action = serializers.CharField()
     ok = serializers.BooleanField()
     ui_summary = UiSummarySerializer()
     redaction_report = serializers.ListField(child=serializers.DictField())
-    data = RecallDataSerializer()
+    data = RecallDataSerializer()  # type: ignore[assignment]
 
 
 class ContextPackInputSerializer(RecallInputSerializer):

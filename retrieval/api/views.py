@@ -103,10 +103,11 @@ class RecallView(APIView):
         data.is_valid(raise_exception=True)
         result = pipeline.recall(actor=request.user, request=recall_request(data.validated_data))
         # Always audited; `track` (and the memory modes) decide only counters and the event.
-        event = services.recall_record(actor=request.user, result=result,
-                                       active_task=data.validated_data.get("active_task", ""),
-                                       track=data.validated_data["track"])
-        return Response(envelope(result, redaction_report=getattr(event, "redaction_report", [])))
+        recorded = services.recall_record(actor=request.user, result=result,
+                                          active_task=data.validated_data.get("active_task", ""),
+                                          track=data.validated_data["track"])
+        return Response(s.RecallOutputSerializer(
+            envelope(result, redaction_report=recorded.redaction_report)).data)
 
 
 class ContextPackView(APIView):
@@ -129,4 +130,4 @@ class ContextPackView(APIView):
         # Always audited; `track` (and the memory modes) decide only counters and the event.
         services.recall_record(actor=request.user, result=result,
                                active_task=values.get("active_task", ""), track=values["track"])
-        return Response({"json": pack.json, "markdown": pack.markdown})
+        return Response(s.ContextPackOutputSerializer({"json": pack.json, "markdown": pack.markdown}).data)

@@ -12,8 +12,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from governance.crypto.errors import CryptoError
-from samsite.api.errors import DomainError
+from samsite.core.errors import CryptoError, DomainError
 
 logger = logging.getLogger(__name__)
 

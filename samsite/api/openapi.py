@@ -25,7 +25,8 @@ from samsite.api.fields import WHITESPACE_CLASS, EntryTextField, visible_pattern
 class ErrorDetailSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="Stable, machine-readable: invalid, not_found, conflict...")
     message = serializers.CharField(help_text="For people; may change between versions.")
-    fields = serializers.DictField(
+    # A declared field (DRF's metaclass moves it off the class), not Serializer.fields.
+    fields = serializers.DictField(  # type: ignore[assignment]
         child=serializers.ListField(child=serializers.CharField()),
         help_text='Messages per field path ("metadata", "items[3].title"); empty when none.',
     )
@@ -76,10 +77,12 @@ class SamAutoSchema(AutoSchema):
         schema = super()._map_serializer_field(field, direction, bypass_extensions)
         if isinstance(field, serializers.ListSerializer) and schema.get("type") == "array":
             # drf-spectacular leaves out the item bounds of `Serializer(many=True, max_length=...)`.
-            if field.max_length is not None:
-                schema["maxItems"] = field.max_length
-            if field.min_length is not None:
-                schema["minItems"] = field.min_length
+            # ListSerializer keeps both; the stubs know them only as __init__ arguments.
+            max_items, min_items = field.max_length, field.min_length  # type: ignore[attr-defined]
+            if max_items is not None:
+                schema["maxItems"] = max_items
+            if min_items is not None:
+                schema["minItems"] = min_items
         if direction == "request" and isinstance(field, EntryTextField):
             # drf-spectacular adds the empty string as its own oneOf branch when blank is allowed.
             schema["pattern"] = visible_pattern(field.min_visible)

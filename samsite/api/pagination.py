@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.serializers import Serializer
 
 
 class StandardPagination(PageNumberPagination):
@@ -49,3 +52,17 @@ class StandardPagination(PageNumberPagination):
                 parameter["description"] = (f"Results per page (default {self.page_size}, "
                                             f"at most {self.max_page_size}).")
         return parameters
+
+
+def paginated(view: Any, request: Request, rows: Any, serializer_class: type[Serializer], *,
+              prepare: Callable[[list[Any]], list[Any]] | None = None) -> Response:
+    """One page of `rows` through `serializer_class`, in the list envelope.
+
+    `prepare` runs on the page's rows before they are serialised (to hide what the reader
+    may not see, for one query per page rather than per row).
+    """
+    paginator = view.pagination_class()
+    page = paginator.paginate_queryset(rows, request, view=view)
+    if prepare is not None:
+        page = prepare(page)
+    return paginator.get_paginated_response(serializer_class(page, many=True).data)

@@ -20,7 +20,7 @@ from typing import IO, Any
 from django.conf import settings
 from rest_framework.parsers import JSONParser
 
-from samsite.api.errors import InvalidInput
+from samsite.core.errors import InvalidInput
 
 # How many levels of objects and arrays a request body may nest. The body itself is level 1,
 # so `{"metadata": {"a": [1]}}` is 3 deep. 32 leaves room for any real payload.

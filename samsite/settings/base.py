@@ -6,6 +6,7 @@ See the configuration table in README.md for every SAM_* variable.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, TypedDict
 
 import dj_database_url
 
@@ -31,11 +32,15 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "django_q",
     "guardian",
+    # Layers, lowest first (docs/architecture.md).
+    "samsite.core",
     "governance",
     "governance.audit",
     "memories",
     "prd",
     "retrieval",
+    # Project-wide commands (sam_up, sam_db, sam_schedules).
+    "samsite",
 ]
 
 MIDDLEWARE = [
@@ -83,20 +88,20 @@ if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60,
                                                   conn_health_checks=True)}
     SAM_EMBEDDED_DB_DIR = None
-    SAM_EMBEDDED_DB_STARTED = False
 else:
     from samsite import embedded_db
 
     SAM_EMBEDDED_DB_DIR = VAR_DIR / "pgdata"
-    _embedded = embedded_db.ensure_running(SAM_EMBEDDED_DB_DIR)
-    SAM_EMBEDDED_DB_STARTED = _embedded.started
     DATABASES = {
         "default": {
-            "ENGINE": "django.db.backends.postgresql",
+            # Starts the server on the first connection, not here (samsite/embedded_backend).
+            "ENGINE": "samsite.embedded_backend",
+            # The embedded backend's own key, unknown to dj-database-url's DBConfig type.
+            "SAM_DATA_DIR": str(SAM_EMBEDDED_DB_DIR),  # type: ignore[typeddict-unknown-key]
             "NAME": embedded_db.DATABASE_NAME,
             "USER": embedded_db.SUPERUSER,
-            "HOST": str(_embedded.socket_dir),
-            "PORT": str(_embedded.port),
+            "HOST": "",  # the socket folder and port, filled in by the first connection
+            "PORT": "",
             "CONN_MAX_AGE": 60,
             # Reused connections are checked first, so the first request or job after a
             # database restart reconnects instead of failing on a dead connection.
@@ -161,7 +166,7 @@ SPECTACULAR_SETTINGS = {
         "ReliabilityEnum": "memories.models.Reliability",
         "PriorityEnum": "memories.models.Priority",
         "EmbeddingStatusEnum": "memories.models.EmbeddingStatus",
-        "SpaceKindEnum": "memories.models.SpaceKind",
+        "SpaceKindEnum": "samsite.core.models.SpaceKind",
         "MemoryKindEnum": "memories.api.serializers.MEMORY_KINDS",
         "SourceTypeEnum": "memories.models.SourceType",
         "DecayTypeEnum": "memories.models.DecayType",
@@ -179,7 +184,7 @@ SPECTACULAR_SETTINGS = {
 # web processes (recall keys carry generations read from the database), and SAM_CACHE_URL=
 # redis://... lets them share what they computed.
 _cache_url = env_str("SAM_CACHE_URL")
-CACHES = {
+CACHES: dict[str, dict[str, Any]] = {
     "default": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
         if _cache_url
@@ -220,7 +225,43 @@ SAM_WEB_WORKERS = env_int("SAM_WEB_WORKERS", 2)
 SAM_WEB_BLAS_THREADS = env_int("SAM_WEB_BLAS_THREADS", 0)
 
 # --- SAM ------------------------------------------------------------------------------
-SAM_EMBEDDING = {
+class _ProviderSettings(TypedDict):
+    """Shared by SAM_EMBEDDING and SAM_SUMMARIZER (typed for mypy; Django reads only UPPER names)."""
+
+    PROVIDER: str
+    MODEL: str
+    URL: str
+    API_KEY: str
+    TIMEOUT_SECONDS: float
+    MAX_ATTEMPTS: int
+    RETRY_BASE_SECONDS: float
+
+
+class _EmbeddingSettings(_ProviderSettings):
+    BATCH_SIZE: int
+
+
+class _SummarizerSettings(_ProviderSettings):
+    MAX_CHARS: int
+
+
+class _RecallSettings(TypedDict):
+    DEFAULT_K: int
+    RECENCY_WINDOW_DAYS: float
+    CACHE_SECONDS: int
+    VECTOR_CANDIDATES: int
+    LEXICAL_CANDIDATES: int
+    EXACT_CANDIDATES: int
+    TAG_CANDIDATES: int
+    RECENT_CANDIDATES: int
+    LEXICAL_ROW_BUDGET: int
+    LEXICAL_MAX_TERMS: int
+    HNSW_EF_SEARCH: int
+    DEDUPE_COSINE: float
+    DIVERSITY_COSINE: float
+
+
+SAM_EMBEDDING: _EmbeddingSettings = {
     # "local": all-MiniLM-L6-v2 run in-process with numpy; "openai": any
     # OpenAI-compatible /embeddings endpoint (hosted models, Ollama, vLLM...).
     "PROVIDER": env_str("SAM_EMBEDDING_PROVIDER", "local"),
@@ -239,7 +280,7 @@ SAM_EMBEDDING_DIMS = env_int("SAM_EMBEDDING_DIMS", 384)
 # Narratives of completed PRD executions and thinking chains. "extractive" needs no
 # network and no model; "openai" is any OpenAI-compatible /chat/completions endpoint, and
 # falls back to the extractive summary (retried later) when it fails or times out.
-SAM_SUMMARIZER = {
+SAM_SUMMARIZER: _SummarizerSettings = {
     "PROVIDER": env_str("SAM_SUMMARIZER_PROVIDER", "extractive"),
     "MODEL": env_str("SAM_SUMMARIZER_MODEL", ""),
     "URL": env_str("SAM_SUMMARIZER_URL", ""),
@@ -251,7 +292,7 @@ SAM_SUMMARIZER = {
 }
 
 SAM_EXTRA_KINDS = env_list("SAM_EXTRA_KINDS")
-SAM_RECALL = {
+SAM_RECALL: _RecallSettings = {
     "DEFAULT_K": env_int("SAM_RECALL_K", 5),
     "RECENCY_WINDOW_DAYS": env_float("SAM_RECALL_RECENCY_WINDOW_DAYS", 30.0),
     "CACHE_SECONDS": env_int("SAM_RECALL_CACHE_SECONDS", 60),

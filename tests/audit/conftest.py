@@ -10,8 +10,7 @@ from governance.access import SYSTEM
 from governance.audit.models import AuditEvent
 from governance.audit.services import audit_record
 from governance.roles import Role
-from governance.services import api_token_issue, membership_grant
-from tests.factories import UserFactory
+from tests.personas import member_client
 
 
 @pytest.fixture
@@ -42,22 +41,12 @@ def chain(db) -> list[AuditEvent]:
     ]
 
 
-def client_for(user) -> APIClient:
-    _, raw = api_token_issue(user=user, name="tests")
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
-    return client
-
-
 @pytest.fixture
 def persona(space):
     """persona(role) -> an API client for a new user holding `role` in `space` (None: no role)."""
 
     def make(role: str | None, name: str | None = None) -> APIClient:
-        user = UserFactory(username=name or f"as-{role or 'stranger'}")
-        if role is not None:
-            membership_grant(actor=SYSTEM, space=space, user=user, role=role)
-        return client_for(user)
+        return member_client(space, role, name or f"as-{role or 'stranger'}")
 
     return make
 

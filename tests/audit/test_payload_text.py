@@ -14,11 +14,11 @@ from django.core.management import call_command
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from governance import spaces as space_services
 from governance.access import SYSTEM
 from governance.audit.models import AuditEvent
 from governance.retention import retention_enforce
 from governance.services import api_token_issue
-from memories import services
 from memories.models import Memory
 from tests.factories import SpaceFactory, UserFactory
 
@@ -88,7 +88,7 @@ def test_a_hard_deleted_memory_leaves_no_text_in_the_audit_log(api, space):
 
 
 def test_a_memory_purged_by_retention_leaves_no_text_in_the_audit_log(api, space):
-    services.space_update(actor=SYSTEM, slug="webshop", changes={"retention_days": 7})
+    space_services.space_update(actor=SYSTEM, slug="webshop", changes={"retention_days": 7})
     memory_id = written(api)
     Memory.objects.filter(pk=memory_id).update(updated_at=timezone.now() - timedelta(days=8))
 

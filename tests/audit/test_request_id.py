@@ -55,7 +55,7 @@ def test_an_api_write_is_audited_with_the_request_id(api, db):
                         HTTP_X_REQUEST_ID="create-audited-1")
     assert response.status_code == 201, response.content
     event = AuditEvent.objects.get(request_id="create-audited-1", action="create")
-    assert (event.target_type, event.space_slug, event.actor_label) == ("space", "audited", "curator")
+    assert (event.target_type, event.space_slug, event.actor_label) == ("space", "audited", "owner")
 
 
 def test_a_bound_id_must_be_safe():

@@ -12,7 +12,7 @@ from governance.access import SYSTEM
 from governance.audit.models import AuditEvent
 from governance.audit.services import audit_record
 from governance.roles import Role
-from governance.services import memory_restrict
+from memories.restrictions import memory_restrict
 from retrieval.models import RecallEvent
 from tests.factories import SpaceFactory, make_memory
 
@@ -78,13 +78,13 @@ def test_a_memory_timeline_shows_changes_and_why_it_was_recalled(api, memory, hi
     ]
     archive, recall, edit = items[:3]
     assert archive["action"] == "archive"
-    assert archive["actor"] == "curator"
+    assert archive["actor"] == "owner"
     assert archive["target"] == {"type": "memory", "id": memory.pk}
     assert archive["space"] == "webshop"
     assert archive["changes"] == [{"path": "archive_flag", "before": False, "after": True,
                                    "reason": "superseded"}]
     assert recall["action"] == "recall"
-    assert recall["actor"] == "curator"
+    assert recall["actor"] == "owner"
     assert recall["recall"]["query"] == "how do we write tests?"
     assert recall["recall"]["items"] == [{
         "memory_id": memory.pk, "rank": 2, "score": 0.8, "signals": {"semantic": 0.7, "exact": 0.5},

@@ -7,30 +7,18 @@ from dataclasses import dataclass, field
 import pytest
 from django.contrib.auth.models import Group
 from django.core.cache import cache
-from rest_framework.test import APIClient
 
 from governance.access import SYSTEM
 from governance.roles import Role
-from governance.services import (
-    api_token_issue,
-    memory_grant_view,
-    memory_restrict,
-    restricted_tag_set,
-)
+from governance.services import restricted_tag_set
 from memories import services as memory_services
-from memories.models import Memory, Space
+from memories.models import Memory
+from memories.restrictions import memory_grant_view, memory_restrict
+from samsite.core.models import Space
 from tests.factories import SpaceFactory, UserFactory, make_memory
 
 ROLES = ("owner", "curator", "contributor", "auditor", "viewer")
 PERSONAS = (*ROLES, "stranger", "anonymous")
-
-
-def client_for(user, **token_scope) -> APIClient:
-    """An API client holding a real bearer token of `user` (optionally scoped: spaces=, role=)."""
-    _, raw = api_token_issue(user=user, name="governance-tests", **token_scope)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
-    return client
 
 
 def memory_data(title: str, *, tags: list[str]) -> dict:
@@ -101,10 +89,10 @@ def world(db) -> World:
     found.memories["open"] = make_memory(space, **memory_data("Open deployment checklist", tags=["ops"]))
     memory_services.memory_update(actor=SYSTEM, memory_id=found.id("open"), expected_version=1,
                                   changes={"title": "Open release checklist"})
-    written, _ = memory_services.memory_create(
+    written = memory_services.memory_create(
         actor=users["contributor"],
         data={"space": space.slug, **memory_data("Contributor build notes", tags=["build"])},
-    )
+    ).instance
     found.memories["contributors"] = written
     memory_services.memory_update(actor=users["contributor"], memory_id=written.pk, expected_version=1,
                                   changes={"title": "Contributor release notes"})

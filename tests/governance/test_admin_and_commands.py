@@ -34,7 +34,7 @@ def _space_form(space, **inline) -> dict:
 def test_a_role_granted_in_the_admin_becomes_guardian_permissions_and_is_audited(boss_client):
     space = SpaceFactory(slug="admin-space")
     ana = UserFactory(username="ana")
-    url = reverse("admin:memories_space_change", args=[space.pk])
+    url = reverse("admin:core_space_change", args=[space.pk])
 
     response = boss_client.post(url, _space_form(space, **{
         "memberships-TOTAL_FORMS": "1", "memberships-0-user": ana.pk, "memberships-0-role": "viewer",
@@ -52,7 +52,7 @@ def test_a_role_granted_in_the_admin_becomes_guardian_permissions_and_is_audited
 def test_deleting_a_space_in_the_admin_shreds_its_keys(boss_client):
     space = SpaceFactory(slug="doomed")
     make_memory(space)
-    url = reverse("admin:memories_space_delete", args=[space.pk])
+    url = reverse("admin:core_space_delete", args=[space.pk])
     assert boss_client.post(url, {"post": "yes"}).status_code == 302
     assert not DataKey.objects.filter(space_id=space.pk).exists()
     assert AuditEvent.objects.filter(action="delete", target_type="space").exists()

@@ -13,10 +13,10 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.cache import cache
 
-from memories.models import Space
-from memories.services import SLUG_REFUSALS_PER_HOUR
+from governance.spaces import SLUG_REFUSALS_PER_HOUR
+from samsite.core.models import Space
 from tests.factories import SpaceFactory, UserFactory
-from tests.governance.conftest import client_for
+from tests.personas import client_for
 
 
 @pytest.fixture(autouse=True)

@@ -9,6 +9,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
+from governance import spaces as space_services
 from governance.access import SYSTEM
 from governance.audit.models import AuditEvent
 from governance.crypto.errors import KeyDestroyed
@@ -111,9 +112,8 @@ def test_deleting_a_space_shreds_its_key(api, space):
 
 
 def test_retention_deletes_what_is_older_than_the_window(space):
-    from memories import services
 
-    services.space_update(actor=SYSTEM, slug=space.slug, changes={"retention_days": 7})
+    space_services.space_update(actor=SYSTEM, slug=space.slug, changes={"retention_days": 7})
     old = make_memory(space, title="Old note", content="Written long ago, past the window.")
     fresh = make_memory(space, title="Fresh note", content="Written today, inside the window.")
     Memory.objects.filter(pk=old.pk).update(updated_at=timezone.now() - timedelta(days=8))

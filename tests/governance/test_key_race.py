@@ -78,7 +78,7 @@ def test_a_forget_waits_for_a_write_in_flight_and_purges_what_it_wrote():
 
     def writing() -> None:
         with transaction.atomic():
-            memory, _ = services.memory_create(actor=SYSTEM, data={"space": "dana", **NOTE})
+            memory = services.memory_create(actor=SYSTEM, data={"space": "dana", **NOTE}).instance
             written["id"] = memory.pk
             sealed.set()
             release.wait(timeout=30)
@@ -121,7 +121,7 @@ def test_a_write_that_waited_for_a_forget_seals_with_the_new_key(monkeypatch):
         keys_gone.wait(timeout=30)
         # This process cached the old key and would seal with it for 30 seconds.
         monkeypatch.setitem(datakeys._active, space.pk, (time.monotonic() + 30, min(old)))
-        memory, _ = services.memory_create(actor=SYSTEM, data={"space": "dana", **NOTE})
+        memory = services.memory_create(actor=SYSTEM, data={"space": "dana", **NOTE}).instance
         created["id"] = memory.pk
         written.set()
 

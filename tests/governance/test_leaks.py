@@ -12,7 +12,8 @@ from governance.audit.models import AuditEvent
 from memories import services as memory_services
 from prd import services as prd_services
 from retrieval.models import RecallEvent
-from tests.governance.conftest import World, client_for
+from tests.governance.conftest import World
+from tests.personas import client_for
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.cache import cache
 
+from governance import spaces as space_services
 from governance.access import SYSTEM
 from governance.services import user_mode_set
 from memories import services
@@ -17,7 +18,7 @@ NEW = {"space": "webshop", "title": "Use feature flags",
 
 
 def _set_space_mode(space, mode: str) -> None:
-    services.space_update(actor=SYSTEM, slug=space.slug, changes={"mode": mode})
+    space_services.space_update(actor=SYSTEM, slug=space.slug, changes={"mode": mode})
     cache.clear()
 
 
@@ -125,7 +126,7 @@ def test_a_users_own_mode_applies_in_every_space(api, user, space, stored):
     assert "Your memory is paused" in refused.json()["error"]["message"]
     assert answer["data"]["tracked"] is False
     # Jobs and commands are not the user: the system still writes.
-    assert services.memory_create(actor=SYSTEM, data=NEW)[0].pk
+    assert services.memory_create(actor=SYSTEM, data=NEW).instance.pk
 
 
 def test_the_stricter_of_space_and_user_mode_wins(api, user, space, stored):

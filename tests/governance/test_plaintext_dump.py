@@ -26,10 +26,11 @@ from rest_framework.test import APIClient
 from governance.access import SYSTEM
 from governance.crypto import cipher
 from governance.models import DataKey
-from governance.services import api_token_issue, membership_grant
-from memories.models import Space
+from governance.services import membership_grant
+from samsite.core.models import Space
 from tests.factories import UserFactory
 from tests.governance.test_encryption import _pg_dump
+from tests.personas import client_for
 
 SECURITY_DOC = Path(settings.BASE_DIR) / "docs" / "security.md"
 PLAINTEXT_HEADING = "### What is stored in plaintext"
@@ -90,12 +91,6 @@ def canaries_by_column(dump: str) -> dict[str, set[str]]:
             for word in CANARY.findall(value):
                 found[word].add(f"{table}.{column}")
     return found
-
-
-def client_for(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {api_token_issue(user=user, name='dump')[1]}")
-    return client
 
 
 def ok(response, *codes: int) -> dict:

@@ -1,4 +1,4 @@
-"""PII and secret redaction (seed 000): what is redacted, what survives, and the engine's promises.
+"""PII and secret redaction (docs/redaction.md): what is redacted, what survives, and the engine's promises.
 
 Pure Python: none of these tests touches the database. Credentials are assembled at run time from
 pieces, so this file holds no string that a secret scanner would mistake for a live key.
@@ -28,16 +28,16 @@ def token(prefix: str, length: int, alphabet: str = "aB3dE5gH7jK9mN1pQ2rS4tU6vW8
     return prefix + (alphabet * (length // len(alphabet) + 1))[:length]
 
 
-# --- seed 000 ---------------------------------------------------------------------------------
+# --- documented examples -----------------------------------------------------------------------
 
-def test_seed_000_case_email_is_replaced_with_its_placeholder():
+def test_documented_email_example_is_replaced_with_its_placeholder():
     result = redact_text("Email me at bob@example.com")
 
     assert result == Redacted(text="Email me at [email]", findings=(Finding("email", 12, 27, "email"),))
     assert "Email me at bob@example.com"[12:27] == "bob@example.com"
 
 
-def test_kinds_and_placeholders_follow_seed_000():
+def test_kinds_and_placeholders_follow_the_documented_order():
     assert KINDS == ("email", "phone", "address", "name", "id", "secret")
     assert {kind: f"[{kind}]" for kind in KINDS} == PLACEHOLDERS
 
@@ -327,8 +327,8 @@ def test_a_known_format_secret_never_survives_redaction(secret, template, noise)
     assert not re.search(r"ghp_[A-Za-z0-9]{36}", result.text)
 
 
-def test_seed_000_markdown_link_case_stores_one_placeholder():
-    # Seed 000's input is written as a Markdown link; the stored content is "Email me at [email]".
+def test_documented_markdown_link_example_stores_one_placeholder():
+    # docs/redaction.md, "Markdown links": the stored content is "Email me at [email]".
     result = redact_text("Email me at [bob@example.com](mailto:bob@example.com)")
     assert result.text == "Email me at [email]"
     assert [(f.kind, f.start, f.end) for f in result.findings] == [("email", 13, 28), ("email", 37, 52)]

@@ -7,10 +7,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from governance import spaces as space_services
 from governance.access import SYSTEM
 from governance.audit.models import AuditEvent
 from governance.retention import retention_enforce
-from memories import services
 from prd.models import FormedMemory, PRDDecision, PRDEvent, PRDExecution, PRDRun, ThinkingChain
 from retrieval.models import RecallEvent
 from tests.factories import SpaceFactory, make_memory
@@ -22,7 +22,7 @@ LONG_AGO = timedelta(days=8)
 @pytest.fixture
 def weekly(space):
     """The `webshop` space with a 7-day window."""
-    services.space_update(actor=SYSTEM, slug=space.slug, changes={"retention_days": 7})
+    space_services.space_update(actor=SYSTEM, slug=space.slug, changes={"retention_days": 7})
     space.refresh_from_db()
     return space
 

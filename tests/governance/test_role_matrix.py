@@ -33,9 +33,11 @@ from governance.access import SYSTEM
 from governance.models import RestrictedTag, SpaceMembership, UserMemorySettings
 from governance.roles import Role
 from memories import services as memory_services
-from memories.models import Memory, Space
+from memories.models import Memory
+from samsite.core.models import Space
 from tests.factories import SpaceFactory
-from tests.governance.conftest import VISIBLE, World, client_for
+from tests.governance.conftest import VISIBLE, World
+from tests.personas import client_for
 
 # The seven personas, then three tokens of the owner: one capped at viewer, one scoped to
 # the owner's other space, and one scoped to a space of the owner that was then deleted.

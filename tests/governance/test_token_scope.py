@@ -17,7 +17,7 @@ from governance.access import SYSTEM
 from governance.audit.models import AuditEvent
 from governance.models import ApiToken, hash_token
 from governance.services import api_token_issue
-from memories.models import Space
+from samsite.core.models import Space
 from tests.factories import SpaceFactory, UserFactory, make_memory
 
 

@@ -28,15 +28,10 @@ from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
 from governance.access import SYSTEM
-from governance.services import (
-    api_token_issue,
-    membership_grant,
-    memory_grant_view,
-    memory_restrict,
-    restricted_tag_set,
-)
+from governance.services import api_token_issue, membership_grant, restricted_tag_set
 from memories import services as memory_services
 from memories.models import Memory
+from memories.restrictions import memory_grant_view, memory_restrict
 from tests.factories import SpaceFactory, UserFactory
 
 ROLES = ("owner", "curator", "contributor", "auditor", "viewer")

@@ -2,6 +2,7 @@
 
 import pytest
 
+from governance import spaces as space_services
 from memories.models import Memory, MemoryStats, MemoryVersion
 from tests.factories import SpaceFactory, make_memory
 
@@ -292,7 +293,7 @@ def test_anonymous_callers_get_401(anon, db, method, url):
 # --- redaction ----------------------------------------------------------------------------
 
 def test_a_write_is_redacted_before_storage_and_reports_where(api, space):
-    # Seed 000's case: "Email me at bob@example.com" is stored as "Email me at [email]".
+    # docs/redaction.md's example: "Email me at bob@example.com" is stored as "Email me at [email]".
     response = api.post("/api/v1/memories/", {
         "space": "webshop", "title": "Contact for refunds",
         "content": "Email me at bob@example.com",
@@ -313,9 +314,8 @@ def test_a_write_is_redacted_before_storage_and_reports_where(api, space):
 
 def test_allowlists_keep_named_ids(api, space):
     from governance.access import SYSTEM
-    from memories import services
 
-    services.space_update(actor=SYSTEM, slug="webshop", changes={"redaction_allowlist": ["@sam-bot"]})
+    space_services.space_update(actor=SYSTEM, slug="webshop", changes={"redaction_allowlist": ["@sam-bot"]})
     response = api.post("/api/v1/memories/", {
         "space": "webshop", "title": "Bots that post releases",
         "content": "Release notes are posted by @sam-bot and reviewed by @release-captain.",

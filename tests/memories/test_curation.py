@@ -9,7 +9,7 @@ from django.urls import reverse
 from governance.audit.models import AuditEvent
 from memories.models import Memory, MemoryStats
 from tests.factories import SpaceFactory, UserFactory, make_memory
-from tests.governance.conftest import client_for
+from tests.personas import client_for
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from django.core.management import call_command
 from django_q.models import Schedule
 
 from governance.access import SYSTEM
-from memories import services, tasks
+from memories import embedding_jobs, services, tasks
 from memories.embeddings.registry import get_provider
 from memories.models import Memory
 from tests.factories import make_memory
@@ -60,7 +60,7 @@ def test_changing_content_re_embeds_and_other_edits_do_not(space, on_commit):
     assert np.array_equal(np.asarray(memory.embedding), first)
 
     with on_commit():
-        _, _ = services.memory_update(
+        services.memory_update(
             actor=SYSTEM, memory_id=memory.id, expected_version=2,
             changes={"content": "Use Hypothesis property tests for parsers and serializers."},
         )
@@ -124,9 +124,9 @@ def test_backoff_doubles_and_gives_up_after_max_attempts(space, fake_endpoint):
     fake_endpoint.fail_next = 10
     memory = make_memory(space)
 
-    first = services.memories_embed(memory_ids=[memory.id], attempt=1)
-    second = services.memories_embed(memory_ids=[memory.id], attempt=2)
-    last = services.memories_embed(memory_ids=[memory.id], attempt=3)
+    first = embedding_jobs.memories_embed(memory_ids=[memory.id], attempt=1)
+    second = embedding_jobs.memories_embed(memory_ids=[memory.id], attempt=2)
+    last = embedding_jobs.memories_embed(memory_ids=[memory.id], attempt=3)
 
     gap_1 = (first.retry_at - Memory.objects.get(pk=memory.id).updated_at).total_seconds()
     gap_2 = (second.retry_at - Memory.objects.get(pk=memory.id).updated_at).total_seconds()
@@ -152,7 +152,7 @@ def test_an_edit_during_embedding_is_not_overwritten_by_the_stale_vector(space, 
 
     monkeypatch.setattr("memories.embeddings.registry.get_provider", lambda: EditsWhileEmbedding())
 
-    outcome = services.memories_embed(memory_ids=[memory.id])
+    outcome = embedding_jobs.memories_embed(memory_ids=[memory.id])
 
     assert outcome.skipped == [memory.id]
     stored = Memory.objects.get(pk=memory.id)

@@ -17,7 +17,7 @@ import pytest
 from django.db import connection
 from django_q.models import OrmQ, Task
 
-from memories import services, tasks
+from memories import embedding_jobs, services, tasks
 from memories.models import Memory
 from tests.factories import SYSTEM, SpaceFactory
 from tests.memories.test_cluster import start_cluster, stop_cluster, wait_for
@@ -135,10 +135,10 @@ def test_a_memory_another_job_is_embedding_is_skipped_then_drained_once_released
 
     def other_job() -> None:
         # Another worker's job in the middle of embedding `held_id`.
-        services._lock_rows([held_id])
+        embedding_jobs._lock_rows([held_id])
         holding.set()
         release.wait(timeout=30)
-        services._unlock_rows([held_id])
+        embedding_jobs._unlock_rows([held_id])
 
     thread = in_thread(other_job, errors)
     assert holding.wait(timeout=10)

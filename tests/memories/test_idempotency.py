@@ -11,22 +11,15 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from governance.models import IdempotencyKey
-from governance.services import api_token_issue
 from memories import tasks
 from memories.models import Memory
 from tests.factories import SpaceFactory, UserFactory
+from tests.personas import client_for
 from tests.threads import in_thread
 
 CREATE, BULK = "/api/v1/memories/", "/api/v1/memories/bulk/"
 GOOD = {"space": "webshop", "title": "Use bUnit for component tests",
         "content": "Blazor components are tested with bUnit; ask alice.smith@example.com for access."}
-
-
-def client_for(user) -> APIClient:
-    _, raw = api_token_issue(user=user, name="tests")
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
-    return client
 
 
 def post(client: APIClient, path: str, body: dict, key: str | None):

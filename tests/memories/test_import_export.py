@@ -5,9 +5,9 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
+from governance import spaces as space_services
 from governance.access import SYSTEM
 from governance.audit.models import AuditEvent
-from memories import services
 from memories.models import Memory
 from memories.transfer import memories_export
 from tests.factories import SpaceFactory, make_memory
@@ -117,7 +117,7 @@ def test_an_export_that_matches_nothing_is_audited(space, user):
     call_command("sam_export", "--space", "no-such-space")
 
     named, unnamed = AuditEvent.objects.filter(action="export").order_by("id")
-    assert (named.space_slug, named.actor_label) == ("webshop", "curator")
+    assert (named.space_slug, named.actor_label) == ("webshop", "owner")
     assert named.payload_data["after"] == {"memories": 0, "include_archived": True, "complete": True}
     assert (unnamed.space_id, unnamed.actor_label) == (None, "system")
     assert unnamed.payload_data["after"]["memories"] == 0
@@ -129,7 +129,7 @@ def test_an_import_across_an_incognito_space_pairs_every_row_with_its_own_memory
     last one archived), when they are imported, then the incognito row is reported as
     discarded and each kept row gets its own memory."""
     SpaceFactory(slug="hushed")
-    services.space_update(actor=SYSTEM, slug="hushed", changes={"mode": "incognito"})
+    space_services.space_update(actor=SYSTEM, slug="hushed", changes={"mode": "incognito"})
     rows = [
         {"space": "webshop", "title": "Kept first row", "content": "The first row lands in webshop."},
         {"space": "hushed", "title": "Incognito row", "content": "This row is answered but not kept."},

@@ -1,11 +1,11 @@
-"""Seed 000 §1 and §6: normalisation of storage-bound text, and deterministic suggestions."""
+"""Normalisation of storage-bound text, and deterministic suggestions (README.md, "The memory entry")."""
 
 from memories import enrichment, entry
 from memories.normalize import clean_content, clean_line, clean_phrases, clean_tags
 
 
 def test_canonical_phrase_is_trimmed_single_spaced_and_lowercased():
-    # Seed 000 §6: "  Prefer   MudDialog  " is stored as "prefer muddialog".
+    # Phrases are trimmed, single-spaced and lowercased: "  Prefer   MudDialog  " -> "prefer muddialog".
     assert clean_phrases(["  Prefer   MudDialog  "]) == ["prefer muddialog"]
 
 

@@ -23,7 +23,7 @@ def test_schema_is_a_valid_draft7_schema():
 
 
 def test_entry_missing_summary_is_rejected_naming_summary(api, space):
-    # Seed 000 §6: missing "summary" -> ok=false, errors include "summary required".
+    # A document without "summary" is invalid, and the error names "summary".
     memory = make_memory(space)
     document = api.get(f"/api/v1/memories/{memory.id}/").json()
     del document["summary"]

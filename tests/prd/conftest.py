@@ -7,32 +7,19 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from governance.services import api_token_issue
-from tests.factories import UserFactory
+from tests.personas import member_client
 
 EXECUTIONS = "/api/v1/prd/executions/"
 CHAINS = "/api/v1/thinking-chains/"
 
 
-def client_for(user) -> APIClient:
-    _, raw = api_token_issue(user=user, name="prd-tests")
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
-    return client
-
-
 @pytest.fixture
 def personas(api, space) -> dict[str, APIClient]:
     """owner (the suite's `api` user owns `space`), contributor, viewer, and a stranger with no role."""
-    from governance.access import SYSTEM
-    from governance.services import membership_grant
-
     clients = {"owner": api}
     for role in ("contributor", "viewer"):
-        member = UserFactory(username=f"prd-{role}")
-        membership_grant(actor=SYSTEM, space=space, role=role, user=member)
-        clients[role] = client_for(member)
-    clients["stranger"] = client_for(UserFactory(username="prd-stranger"))
+        clients[role] = member_client(space, role, f"prd-{role}")
+    clients["stranger"] = member_client(space, None, "prd-stranger")
     return clients
 
 

@@ -92,7 +92,7 @@ def test_completing_a_chain_summarises_embeds_and_forms_its_memories(api, space,
     assert (links["chain_summary"].memory_type, links["chain_summary"].kind) == ("semantic", "summary")
     revision = links["chain_revision"]
     assert revision.memory_type == "procedural"
-    # Seed 001's revision handler, its reason being the revising thought.
+    # docs/prd.md, "Thinking chains": the reason is the revising thought.
     assert revision.content == (
         "When reasoning about How should checkout retry failed payments?, the initial approach "
         "'Retry every failed payment three times' needed revision because: "

@@ -39,7 +39,8 @@ def test_a_worker_forms_memories_compacts_and_summarises_chains():
                              data=DecisionInput(decision="Store times in UTC",
                                                 reason="one zone to reason about"))
     services.execution_status_update(actor=SYSTEM, execution_id=execution.id, status="completed")
-    chain = services.chain_start(actor=SYSTEM, space=space.slug, query="Which time zone for stored times?")
+    chain = services.chain_start(actor=SYSTEM, space=space.slug,
+                                 query="Which time zone for stored times?").instance
     services.thought_add(actor=SYSTEM, chain_id=chain.id, data=ThoughtInput(content="Local time per shop"))
     services.thought_add(actor=SYSTEM, chain_id=chain.id, data=ThoughtInput(content="UTC; convert on display",
                                                                             revises=1))

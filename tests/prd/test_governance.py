@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from django.db import DatabaseError, connection, transaction
 
+from governance import spaces as space_services
 from governance.access import SYSTEM
 from governance.audit.models import AuditEvent
 from governance.crypto import cipher, rotation
-from memories import services as memory_services
 from prd.models import PRDDecision, PRDEvent, PRDExecution, ThinkingChain
 
 CHAINS = "/api/v1/thinking-chains/"
@@ -63,7 +63,7 @@ def test_decisions_are_sealed(api, space):
 
 def test_a_paused_space_refuses_prd_writes(api, space):
     execution = _start(api)
-    memory_services.space_update(actor=SYSTEM, slug="webshop", changes={"mode": "paused"})
+    space_services.space_update(actor=SYSTEM, slug="webshop", changes={"mode": "paused"})
     response = api.post(f"/api/v1/prd/executions/{execution}/events/", {
         "type": "requirement_started", "requirement_id": "R1", "summary": "Start the refunds API"},
         format="json")
@@ -115,7 +115,7 @@ def test_completing_and_abandoning_chains_are_audited(api, space, on_commit):
 
 def test_a_paused_space_refuses_completing_and_abandoning_chains(api, space):
     chain = _chain(api, "Retry network errors only")
-    memory_services.space_update(actor=SYSTEM, slug="webshop", changes={"mode": "paused"})
+    space_services.space_update(actor=SYSTEM, slug="webshop", changes={"mode": "paused"})
     before = AuditEvent.objects.count()
 
     for response in (api.post(f"{CHAINS}{chain}/complete/"),

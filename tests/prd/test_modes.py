@@ -10,7 +10,7 @@ from governance.access import SYSTEM
 from memories.models import Memory
 from prd import services, tasks
 from prd.models import FormedMemory, PRDExecution, ThinkingChain
-from prd.services import DecisionInput, EventInput
+from prd.services import DecisionInput, EventInput, memory_formation
 from prd.thoughts import ThoughtInput
 
 
@@ -72,7 +72,7 @@ def test_a_mode_set_while_formation_runs_defers_instead_of_losing_the_memory(api
     # were written: the memories API refuses the rows, which must not be linked as done.
     execution = logged(space)
     set_mode(api, "paused")
-    monkeypatch.setattr(services, "formation_gate", lambda space: services.Gate.FORM)
+    monkeypatch.setattr(memory_formation, "formation_gate", lambda space: services.Gate.FORM)
 
     outcome = services.execution_memories_form(execution_id=execution.id)
 
@@ -133,7 +133,7 @@ def test_an_off_space_records_what_it_did_not_capture_and_moves_on(api, space):
 
 
 def test_a_chain_completed_before_a_pause_is_summarised_once_the_space_resumes(api, space):
-    chain = services.chain_start(actor=SYSTEM, space=space.slug, query="Retry payments how?")
+    chain = services.chain_start(actor=SYSTEM, space=space.slug, query="Retry payments how?").instance
     services.thought_add(actor=SYSTEM, chain_id=chain.id, data=ThoughtInput(content="Retry all of them"))
     services.thought_add(actor=SYSTEM, chain_id=chain.id,
                          data=ThoughtInput(content="Never retry card declines", is_revision=True, revises=1))

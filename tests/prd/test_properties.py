@@ -15,14 +15,14 @@ import uuid
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from governance import spaces as space_services
 from governance.access import SYSTEM
-from memories import services as memory_services
 from memories.models import Memory
 from prd import services, tasks
 from prd.models import EventType, FormedMemory, PRDDecision, PRDEvent, PRDExecution
 from prd.progress import replay
 from prd.services import DecisionInput, EventInput
-from samsite.api.errors import Conflict, InvalidInput
+from samsite.core.errors import Conflict, InvalidInput
 
 DECLARED = ["R1", "R2"]
 REQUIREMENTS = ["", "R1", "R2", "R3"]
@@ -108,7 +108,7 @@ def expand(ops):
 
 
 def set_mode(space, mode: str) -> None:
-    memory_services.space_update(actor=SYSTEM, slug=space.slug, changes={"mode": mode})
+    space_services.space_update(actor=SYSTEM, slug=space.slug, changes={"mode": mode})
 
 
 def compact_while_paused_then_resume(space, execution: PRDExecution) -> None:

@@ -24,7 +24,7 @@ def test_the_sweep_forms_compacts_and_summarises_what_no_job_did(space):
         services.event_append(actor=SYSTEM, execution_id=execution.id,
                               data=EventInput(type=type_, requirement_id="R1", summary=f"{type_} R1"))
     services.execution_status_update(actor=SYSTEM, execution_id=execution.id, status="completed")
-    chain = services.chain_start(actor=SYSTEM, space=space.slug, query="Why was the job lost?")
+    chain = services.chain_start(actor=SYSTEM, space=space.slug, query="Why was the job lost?").instance
     services.thought_add(actor=SYSTEM, chain_id=chain.id, data=ThoughtInput(content="The worker was down"))
     services.chain_complete(actor=SYSTEM, chain_id=chain.id)
     assert not FormedMemory.objects.exists()
@@ -46,7 +46,7 @@ def test_the_sweep_forms_compacts_and_summarises_what_no_job_did(space):
 
 
 def test_the_sweep_re_embeds_chains_embedded_by_another_model(space, on_commit):
-    chain = services.chain_start(actor=SYSTEM, space=space.slug, query="Which model embedded this?")
+    chain = services.chain_start(actor=SYSTEM, space=space.slug, query="Which model embedded this?").instance
     services.thought_add(actor=SYSTEM, chain_id=chain.id, data=ThoughtInput(content="An older one"))
     with on_commit():
         services.chain_complete(actor=SYSTEM, chain_id=chain.id)

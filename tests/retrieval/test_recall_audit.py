@@ -40,7 +40,7 @@ def test_a_tracked_recall_keeps_its_event_and_audits_it(api, store):
     [row] = recall_rows()
     assert data["tracked"] is True
     assert (row.target_type, row.target_id) == ("recallevent", str(event.pk))
-    assert (row.actor_label, row.space_slug, row.request_id) == ("curator", "webshop", "recall-audit-1")
+    assert (row.actor_label, row.space_slug, row.request_id) == ("owner", "webshop", "recall-audit-1")
     assert row.payload_data["after"]["memory_ids"] == [m["id"] for m in data["ranked_memory_list"]]
     assert row.payload_data["after"]["items"] == len(data["ranked_memory_list"])
 
@@ -56,7 +56,7 @@ def test_a_recall_asked_not_to_track_is_still_audited_without_its_query(api, sto
     assert not RecallEvent.objects.exists()
     assert not MemoryStats.objects.filter(access_count__gt=0).exists()
     assert (row.actor_label, row.space_slug, row.request_id, row.target_type) == (
-        "curator", "webshop", "recall-audit-1", "recall")
+        "owner", "webshop", "recall-audit-1", "recall")
     assert row.payload_data == {"after": {"items": len(data["ranked_memory_list"]),
                                           "tracked": False, "fail_safe": False}}
 

@@ -5,17 +5,17 @@ import pytest
 from retrieval import explain, scoring
 from retrieval.scoring import Signals, Thresholds
 
-SEED_WEIGHTS = scoring.PROFILES["seed000"].weights
+DOCUMENTED_WEIGHTS = scoring.PROFILES["seed000"].weights
 
 
-def test_seed_000_composite_example_is_0_6475():
+def test_documented_composite_example_is_0_6475():
     signals = Signals(semantic=0.82, exact=0.10, recency=0.60, confidence=0.85)
-    assert scoring.composite(signals, SEED_WEIGHTS) == pytest.approx(0.6475, abs=1e-12)
+    assert scoring.composite(signals, DOCUMENTED_WEIGHTS) == pytest.approx(0.6475, abs=1e-12)
 
 
 def test_the_0_6475_candidate_narrowly_fails_the_default_minimum():
     signals = Signals(semantic=0.82, exact=0.10, recency=0.60, confidence=0.85)
-    score = scoring.composite(signals, SEED_WEIGHTS)
+    score = scoring.composite(signals, DOCUMENTED_WEIGHTS)
     assert not scoring.passes(signals, score, Thresholds())
 
 
@@ -27,7 +27,7 @@ def test_the_0_6475_candidate_narrowly_fails_the_default_minimum():
     (Signals(semantic=0.10, exact=0.60, recency=0.0, confidence=0.2), True),   # exact makes it relevant
 ])
 def test_exceptions_to_the_composite_minimum(signals, expected):
-    score = scoring.composite(signals, SEED_WEIGHTS)
+    score = scoring.composite(signals, DOCUMENTED_WEIGHTS)
     assert score < 0.65
     assert scoring.passes(signals, score, Thresholds()) is expected
 
@@ -60,7 +60,7 @@ def test_exact_signal_counts_phrase_hits():
 
 def test_rationale_names_the_two_strongest_signals_and_a_cue():
     signals = Signals(semantic=0.3, exact=0.8, recency=0.1, confidence=0.85)
-    sentence = explain.rationale(signals, SEED_WEIGHTS, cue="the current MudBlazor UI task",
+    sentence = explain.rationale(signals, DOCUMENTED_WEIGHTS, cue="the current MudBlazor UI task",
                                  conflict=False)
     assert sentence == ("Recalled for an exact phrase hit (0.80) and semantic match (0.30), "
                         "relevant to the current MudBlazor UI task.")

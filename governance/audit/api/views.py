@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 from governance.audit import selectors
 from governance.audit.api import serializers as s
 from samsite.api.openapi import error_responses
-from samsite.api.pagination import StandardPagination
+from samsite.api.pagination import StandardPagination, paginated
 
 ERRORS = error_responses(400, 401, 403, 404, e400="Invalid filters",
                          e403="You may see this but not read its audit timeline",
@@ -35,9 +35,7 @@ class _TimelineView(APIView):
     pagination_class = StandardPagination
 
     def _page(self, request: Request, timeline: selectors.Timeline) -> Response:
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(timeline, request, view=self)
-        return paginator.get_paginated_response(s.TimelineItemOutputSerializer(page, many=True).data)
+        return paginated(self, request, timeline, s.TimelineItemOutputSerializer)
 
 
 class MemoryTimelineView(_TimelineView):

@@ -16,7 +16,7 @@ from django.db.models import Count
 
 from governance.crypto import keyring, rotation
 from governance.models import DataKey
-from memories.models import Space
+from samsite.core.models import Space
 
 
 class Command(BaseCommand):

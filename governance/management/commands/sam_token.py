@@ -19,7 +19,7 @@ from django.utils import timezone
 from governance.access import SYSTEM
 from governance.roles import Role
 from governance.services import api_token_issue, membership_grant
-from memories.models import Space
+from samsite.core.models import Space
 
 
 class Command(BaseCommand):

@@ -5,9 +5,11 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
+from governance import spaces as space_services
 from governance.access import SYSTEM
 from memories import services
-from memories.models import Memory, Space
+from memories.models import Memory
+from samsite.core.models import Space
 
 DEMO_FILE = Path(__file__).resolve().parents[2] / "demo" / "demo_memories.json"
 
@@ -19,7 +21,7 @@ class Command(BaseCommand):
         demo = json.loads(DEMO_FILE.read_text())
         for space in demo["spaces"]:
             if not Space.objects.filter(slug=space["slug"]).exists():
-                services.space_create(actor=SYSTEM, **space)
+                space_services.space_create(actor=SYSTEM, **space)
         existing = set(Memory.objects.values_list("space__slug", "title"))
         fresh = [m for m in demo["memories"] if (m["space"], m["title"]) not in existing]
         result = services.memory_bulk_create(actor=SYSTEM, items=fresh, atomic=True)

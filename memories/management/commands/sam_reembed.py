@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 
 from governance.access import SYSTEM, access_space
-from memories import services
+from memories import embedding_jobs
 
 
 class Command(BaseCommand):
@@ -31,7 +31,7 @@ class Command(BaseCommand):
                 )
             self._resize(dims)
         target = access_space(SYSTEM, slug=space) if space else None
-        count = services.memories_reembed(space=target, only_stale=only_stale)
+        count = embedding_jobs.memories_reembed(space=target, only_stale=only_stale)
         self.stdout.write(f"queued {count} memories for embedding")
 
     def _resize(self, dims: int) -> None:

@@ -23,7 +23,8 @@ class Command(BaseCommand):
             embedded_db.ensure_running(data_dir)
             self.stdout.write("running")
         elif action == "url":
+            server = embedded_db.server_for(data_dir)
             db = settings.DATABASES["default"]
-            self.stdout.write(f"postgresql://{db['USER']}@/{db['NAME']}?host={db['HOST']}&port={db['PORT']}")
+            self.stdout.write(f"postgresql://{db['USER']}@/{db['NAME']}?host={server.socket_dir}&port={server.port}")
         else:
             self.stdout.write("running" if embedded_db.is_running(data_dir) else "not running")
