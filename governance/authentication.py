@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.contrib.auth.models import User
 from django.utils import timezone
 from rest_framework import authentication, exceptions
 
@@ -18,25 +19,33 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
     keywords = ("bearer", "token")
 
     def authenticate(self, request):
-        header = authentication.get_authorization_header(request).split()
-        if not header or header[0].decode(errors="replace").lower() not in self.keywords:
-            return None
-        if len(header) != 2:
-            raise exceptions.AuthenticationFailed("Malformed Authorization header.")
-        raw = header[1].decode(errors="replace")
-        token = (
-            ApiToken.objects.usable().select_related("user")
-            .filter(key_hash=hash_token(raw)).first()
-        )
-        if token is None or not token.user.is_active:
-            raise exceptions.AuthenticationFailed("Invalid, expired or revoked token.")
-        now = timezone.now()
-        if token.last_used_at is None or now - token.last_used_at > LAST_USED_PRECISION:
-            ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
-        user = token.user
-        # The access gateway narrows the user's rights to the token's spaces and role.
-        user.sam_token = token
-        return user, token
+        return authenticate_header(authentication.get_authorization_header(request))
 
     def authenticate_header(self, request) -> str:
         return 'Bearer realm="sam"'
+
+
+def authenticate_header(value: bytes) -> tuple[User, ApiToken] | None:
+    """(user, token) for an Authorization header holding a usable SAM token; None when the
+    header names another scheme (or none). Raises AuthenticationFailed for a bad token.
+
+    The REST API and the MCP endpoint both authenticate through here."""
+    header = value.split()
+    if not header or header[0].decode(errors="replace").lower() not in ApiTokenAuthentication.keywords:
+        return None
+    if len(header) != 2:
+        raise exceptions.AuthenticationFailed("Malformed Authorization header.")
+    raw = header[1].decode(errors="replace")
+    token = (
+        ApiToken.objects.usable().select_related("user")
+        .filter(key_hash=hash_token(raw)).first()
+    )
+    if token is None or not token.user.is_active:
+        raise exceptions.AuthenticationFailed("Invalid, expired or revoked token.")
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at > LAST_USED_PRECISION:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    user = token.user
+    # The access gateway narrows the user's rights to the token's spaces and role.
+    user.sam_token = token  # type: ignore[attr-defined]
+    return user, token

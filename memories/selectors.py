@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Count, F, Func, QuerySet
 
 from governance import access
 from governance.crypto import search
@@ -101,3 +102,27 @@ def memory_version_get(*, actor: Actor, memory_id: str, version: int) -> MemoryV
     if found is None:
         raise NotFound(f"Memory '{memory_id}' has no version {version}.")
     return found
+
+
+def space_stats(*, actor: Actor, slug: str, top_tags: int = 20) -> dict[str, Any]:
+    """What a space holds, counted over the memories `actor` may read (so restricted ones
+    are not counted for a reader who may not see them): totals, by type and kind, the
+    most used tags, and how far embedding has got."""
+    space = access.access_space(actor, slug=slug)
+    memories = access.restrict(Memory.objects.filter(space=space), actor)
+    active = memories.filter(archived=False)
+
+    def counts(field_name: str, queryset: QuerySet[Memory]) -> dict[str, int]:
+        rows = queryset.order_by().values(field_name).annotate(n=Count("id")).order_by("-n", field_name)
+        return {row[field_name]: row["n"] for row in rows}
+
+    tags = (active.order_by().annotate(tag=Func(F("tags"), function="unnest")).values("tag")
+            .annotate(n=Count("id")).order_by("-n", "tag")[:top_tags])
+    return {
+        "space": space.slug,
+        "memories": {"active": active.count(), "archived": memories.filter(archived=True).count()},
+        "by_type": counts("memory_type", active),
+        "by_kind": counts("kind", active),
+        "embedding": counts("embedding_status", active),
+        "top_tags": [{"tag": row["tag"], "memories": row["n"]} for row in tags],
+    }

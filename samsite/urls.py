@@ -3,6 +3,8 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from samsite.mcp.http import mcp_endpoint
+
 urlpatterns = [
     path("", RedirectView.as_view(url="/admin/", permanent=False)),
     # The space pages moved with the Space model (docs/architecture.md); old links still work.
@@ -11,6 +13,10 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    # The MCP server over streamable HTTP (samsite/mcp); with and without the slash, as
+    # MCP clients are configured either way and a POST cannot follow a redirect.
+    path("mcp", mcp_endpoint, name="mcp"),
+    path("mcp/", mcp_endpoint),
     path("api/v1/", include("memories.api.urls")),
     path("api/v1/", include("retrieval.api.urls")),
     path("api/v1/", include("prd.api.urls")),

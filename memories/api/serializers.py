@@ -33,6 +33,21 @@ MEMORY_KINDS = list(known_kinds())
 
 # --- spaces ---------------------------------------------------------------------------
 
+class TagCountSerializer(serializers.Serializer):
+    tag = serializers.CharField()
+    memories = serializers.IntegerField()
+
+
+class SpaceStatsOutputSerializer(serializers.Serializer):
+    space = serializers.CharField()
+    memories = serializers.DictField(child=serializers.IntegerField(), help_text="{active, archived}")
+    by_type = serializers.DictField(child=serializers.IntegerField(), help_text="Active memories by type")
+    by_kind = serializers.DictField(child=serializers.IntegerField(), help_text="Active memories by kind")
+    embedding = serializers.DictField(child=serializers.IntegerField(),
+                                      help_text="Active memories by embedding status")
+    top_tags = TagCountSerializer(many=True, help_text="The most used tags of active memories")
+
+
 class SpaceOutputSerializer(serializers.Serializer):
     slug = serializers.SlugField()
     name = serializers.CharField()

@@ -120,6 +120,14 @@ class SpaceViewSet(viewsets.ViewSet):
     def destroy(self, request: Request, slug: str) -> Response:
         return Response(retention.space_delete(actor=request.user, slug=slug))
 
+    @extend_schema(responses={200: s.SpaceStatsOutputSerializer, **ERRORS},
+                   summary="What a space holds: counts by type, kind and embedding status, top tags",
+                   description="Counted over the memories you may read.")
+    @action(detail=True, methods=["get"])
+    def stats(self, request: Request, slug: str) -> Response:
+        stats = selectors.space_stats(actor=request.user, slug=slug)
+        return Response(s.SpaceStatsOutputSerializer(stats).data)
+
     @extend_schema(request=None, responses={200: s.DeletionReceiptSerializer, **ERRORS,
                                             **error_responses(403)},
                    summary="Forget everything in a user space and return a deletion receipt")

@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from memories.models import MemoryType, Reliability
+from retrieval import augment
 from retrieval.pipeline import QUERY_TYPES
 from retrieval.scoring import PROFILES, SIGNALS
 from samsite.api.fields import JSONInputSerializer, RFC3339DateTimeField
@@ -187,3 +188,36 @@ class ContextPackInputSerializer(RecallInputSerializer):
 class ContextPackOutputSerializer(serializers.Serializer):
     json = serializers.DictField(help_text="The machine pack.")
     markdown = serializers.CharField(help_text="The same selection, for people and prompts.")
+
+
+class PromptAugmentationInputSerializer(JSONInputSerializer):
+    space = serializers.SlugField(max_length=80, help_text="The user's space.")
+    message = serializers.CharField(
+        required=False, allow_blank=True, max_length=4000, default="",
+        help_text="The message being answered: relevance is scored against it.")
+    max_items = serializers.IntegerField(required=False, min_value=1, max_value=50,
+                                         default=augment.MAX_ITEMS)
+    max_chars = serializers.IntegerField(required=False, min_value=100, max_value=8000,
+                                         default=augment.MAX_CHARS,
+                                         help_text="Characters of notes (headings, delimiters not counted).")
+    max_summaries = serializers.IntegerField(required=False, min_value=0, max_value=10,
+                                             default=augment.MAX_SUMMARIES)
+
+
+class AugmentationNoteSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    kind = serializers.CharField()
+    category = serializers.CharField()
+    priority = serializers.CharField()
+    reason = serializers.ChoiceField(choices=["core", "priority", "relevance", "summary"])
+    score = serializers.FloatField(help_text="Relevance to the message (0 when not scored)")
+    neutralised = serializers.BooleanField(help_text="Instruction-like phrases were replaced")
+
+
+class PromptAugmentationOutputSerializer(serializers.Serializer):
+    block = serializers.CharField(
+        allow_blank=True, help_text="Put in the system prompt as it is; empty when there is nothing.")
+    notes = AugmentationNoteSerializer(many=True)
+    chars = serializers.IntegerField(help_text="Characters of notes in the block")
+    left_out = serializers.IntegerField(help_text="Candidate notes that did not fit the limits")
+    silenced = serializers.BooleanField(help_text="The memory mode keeps this space out of recall")

@@ -5,4 +5,5 @@ from retrieval.api import views
 urlpatterns = [
     path("recall/", views.RecallView.as_view(), name="recall"),
     path("context-packs/", views.ContextPackView.as_view(), name="context-pack"),
+    path("prompt-augmentation/", views.PromptAugmentationView.as_view(), name="prompt-augmentation"),
 ]

@@ -9,7 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from retrieval import packs, pipeline, services
+from retrieval import augment, packs, pipeline, services
 from retrieval.api import serializers as s
 from retrieval.channels import Filters
 from retrieval.context import RecallContext
@@ -131,3 +131,27 @@ class ContextPackView(APIView):
         services.recall_record(actor=request.user, result=result,
                                active_task=values.get("active_task", ""), track=values["track"])
         return Response(s.ContextPackOutputSerializer({"json": pack.json, "markdown": pack.markdown}).data)
+
+
+class PromptAugmentationView(APIView):
+    @extend_schema(
+        request=s.PromptAugmentationInputSerializer,
+        responses={200: s.PromptAugmentationOutputSerializer, **ERRORS},
+        summary="The block a chat app puts in its system prompt for a user",
+        description="Core memories always, then by priority and relevance to the message; at most "
+                    "`max_items` notes and `max_chars` characters, at most `max_summaries` summaries; "
+                    "grouped by category; each note quoted, instruction-like text neutralised.",
+    )
+    def post(self, request: Request) -> Response:
+        data = s.PromptAugmentationInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        result = augment.augment(actor=request.user, space=v["space"], message=v["message"],
+                                 limits=augment.Limits(max_items=v["max_items"], max_chars=v["max_chars"],
+                                                       max_summaries=v["max_summaries"]))
+        notes = [{"id": n.id, "kind": n.kind, "category": n.category, "priority": n.priority,
+                  "reason": n.reason, "score": round(n.score, 4), "neutralised": n.neutralised}
+                 for n in result.notes]
+        return Response(s.PromptAugmentationOutputSerializer({
+            "block": result.block, "notes": notes, "chars": result.chars, "left_out": result.left_out,
+            "silenced": result.silenced}).data)

@@ -32,6 +32,7 @@ from samsite.api.exceptions import error_body
 logger = logging.getLogger(__name__)
 
 API_PREFIX = "/api/"
+MCP_PATH = "/mcp"
 # Long enough for a restart of the database server (the embedded one takes ~1.5 s).
 RETRY_AFTER_SECONDS = 5
 # Connection exceptions (08xxx) and the server shutting down or starting (57P01-57P03).
@@ -89,7 +90,8 @@ def database_unavailable_response(request: HttpRequest) -> HttpResponse:
 
 
 def _is_api(request: HttpRequest) -> bool:
-    return request.path_info.startswith(API_PREFIX)
+    # The MCP endpoint (samsite/mcp) answers machines too: JSON errors there as well.
+    return request.path_info.startswith(API_PREFIX) or request.path_info.rstrip("/") == MCP_PATH
 
 
 def _shaped_already(response: HttpResponseBase) -> bool:

@@ -292,6 +292,13 @@ SAM_SUMMARIZER: _SummarizerSettings = {
 }
 
 SAM_EXTRA_KINDS = env_list("SAM_EXTRA_KINDS")
+class _McpSettings(TypedDict):
+    TOKEN_BUDGET: int
+
+
+# The MCP server (samsite/mcp): the default token budget of a tool's answer.
+SAM_MCP: _McpSettings = {"TOKEN_BUDGET": env_int("SAM_MCP_TOKEN_BUDGET", 4000)}
+
 SAM_RECALL: _RecallSettings = {
     "DEFAULT_K": env_int("SAM_RECALL_K", 5),
     "RECENCY_WINDOW_DAYS": env_float("SAM_RECALL_RECENCY_WINDOW_DAYS", 30.0),

@@ -98,6 +98,7 @@ class Command(BaseCommand):
         self.stdout.write(f"  Admin:       {base}/admin/   login: {login}")
         self.stdout.write(f"  API:         {base}/api/v1/")
         self.stdout.write(f"  API docs:    {base}/api/docs/")
+        self.stdout.write(f"  MCP:         {base}/mcp   (streamable HTTP; stdio: manage.py sam_mcp)")
         self.stdout.write(f"  API token:   {token}")
         self.stdout.write(f"  Try:         curl -H 'Authorization: Bearer {token}' {base}/api/v1/memories/\n")
 

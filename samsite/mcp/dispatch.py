@@ -1,0 +1,93 @@
+"""MCP tools call SAM's REST API in-process: one path to the data, not two.
+
+A tool call becomes an API request handled by Django's own WSGI handler (the whole
+middleware stack, DRF authentication with the caller's token, the gateway, memory modes,
+redaction, audit, the JSON error shape), without a network hop. So a scoped or role-capped
+token limits a tool exactly as it limits the REST call, and every error carries SAM's code.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from contextlib import closing
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.core.handlers.wsgi import WSGIHandler
+
+_handler: WSGIHandler | None = None
+
+
+def _wsgi() -> WSGIHandler:
+    # Built once per process: it loads the middleware chain.
+    global _handler
+    if _handler is None:
+        _handler = WSGIHandler()
+    return _handler
+
+
+def _default_host() -> str:
+    for host in settings.ALLOWED_HOSTS:
+        if host != "*":
+            return host.lstrip(".")
+    return "localhost"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who calls and how the REST requests made for them should look."""
+
+    authorization: str  # the Authorization header, e.g. "Bearer sam_…"
+    host: str = ""
+    secure: bool = False
+    request_id: str = ""
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    body: Any
+
+    @property
+    def ok(self) -> bool:
+        return self.status < 400
+
+
+def call(caller: Caller, method: str, path: str, *, body: Any = None,
+         query: dict[str, Any] | None = None, headers: dict[str, str] | None = None) -> Answer:
+    """Run one API request as `caller` and return its status and decoded JSON body."""
+    payload = json.dumps(body).encode() if body is not None else b""
+    captured: dict[str, Any] = {}
+
+    def start_response(status: str, response_headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+        captured["status"] = int(status.split(" ", 1)[0])
+        return lambda data: None
+
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": method.upper(), "SCRIPT_NAME": "", "PATH_INFO": path,
+        "QUERY_STRING": urlencode({k: v for k, v in (query or {}).items() if v is not None}, doseq=True),
+        "SERVER_NAME": "localhost", "SERVER_PORT": "443" if caller.secure else "80",
+        "SERVER_PROTOCOL": "HTTP/1.1", "HTTP_HOST": caller.host or _default_host(),
+        "HTTP_AUTHORIZATION": caller.authorization, "HTTP_ACCEPT": "application/json",
+        "HTTP_USER_AGENT": "sam-mcp", "CONTENT_TYPE": "application/json",
+        "CONTENT_LENGTH": str(len(payload)), "wsgi.input": io.BytesIO(payload),
+        "wsgi.url_scheme": "https" if caller.secure else "http", "wsgi.errors": sys.stderr,
+        "wsgi.version": (1, 0), "wsgi.multithread": True, "wsgi.multiprocess": True, "wsgi.run_once": False,
+    }
+    if caller.request_id:
+        environ["HTTP_X_REQUEST_ID"] = caller.request_id
+    for name, value in (headers or {}).items():
+        environ[f"HTTP_{name.upper().replace('-', '_')}"] = value
+    # closing(): the response's close() sends request_finished, which returns the
+    # thread's database connection as a real request would.
+    with closing(_wsgi()(environ, start_response)) as response:
+        content = b"".join(response)
+    try:
+        decoded = json.loads(content) if content else None
+    except ValueError:
+        decoded = {"error": {"code": "unexpected_answer", "message": content[:200].decode(errors="replace")}}
+    return Answer(status=captured["status"], body=decoded)

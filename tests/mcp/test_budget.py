@@ -1,0 +1,63 @@
+"""The token budget of MCP answers: never over, best first, whole before short."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from samsite.mcp import budget
+
+SHORT_KEYS = ("id", "title", "summary")
+
+
+def short(item: dict) -> dict:
+    return {k: item[k] for k in SHORT_KEYS if k in item}
+
+
+words = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=400)
+items = st.lists(st.fixed_dictionaries({
+    "id": st.text(alphabet="abcdef0123456789", min_size=4, max_size=26), "title": words, "summary": words,
+    "rationale": words, "signals": st.dictionaries(st.sampled_from(["semantic", "lexical", "exact"]),
+                                                   st.floats(0, 1)),
+}), max_size=15)
+
+
+@settings(max_examples=150, deadline=None)
+@given(envelope=st.dictionaries(st.sampled_from(["query", "spaces", "hint"]), words, max_size=3),
+       ranked=items, limit=st.integers(budget.MIN_BUDGET, 3000))
+def test_an_answer_is_never_over_its_budget_and_keeps_the_rank_order(envelope, ranked, limit):
+    answer = budget.fit(envelope, "memories", ranked, budget=limit, short=short)
+
+    assert budget.tokens_of(answer) <= limit
+    assert answer["total"] == len(ranked)
+    kept = answer["memories"]
+    envelope_dropped = set(answer) == {"memories", "truncated", "total"} and bool(envelope)
+    assert answer["truncated"] == (len(kept) < len(ranked) or envelope_dropped)
+    # A prefix of the ranking, each item whole or in its short form.
+    for item, original in zip(kept, ranked, strict=False):
+        assert item in (original, short(original))
+
+
+def test_the_best_go_in_whole_then_short_then_the_list_stops():
+    ranked = [{"id": f"m{n}", "title": f"Memory {n}", "summary": "short text " * 5,
+               "rationale": "a long reason " * 40} for n in range(6)]
+    whole = budget.tokens_of({"memories": ranked[:1], "truncated": True, "total": 6})
+    answer = budget.fit({}, "memories", ranked, budget=whole + 60, short=short)
+
+    assert answer["memories"][0] == ranked[0]
+    assert answer["memories"][1] == short(ranked[1])
+    assert answer["truncated"] is True
+    assert answer["total"] == 6
+    assert len(answer["memories"]) < 6
+
+
+def test_everything_fits_in_a_large_budget():
+    ranked = [{"id": "m1", "title": "One", "summary": "s"}]
+    answer = budget.fit({"query": "q"}, "memories", ranked, budget=4000, short=short)
+    assert answer == {"query": "q", "memories": ranked, "truncated": False, "total": 1}
+
+
+def test_a_budget_too_small_for_any_answer_is_refused():
+    with pytest.raises(ValueError, match="at least"):
+        budget.fit({}, "memories", [], budget=budget.MIN_BUDGET - 1, short=short)
