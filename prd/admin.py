@@ -10,36 +10,16 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html
 
 from governance import access
 from governance.admin import VisibleSpaceFilter
 from prd import selectors, services
+from prd.admin_tables import ReadOnlyAdmin, html_table
 from prd.models import FormedMemory, PRDDecision, PRDEvent, PRDExecution, ThinkingChain
 from samsite.core.errors import DomainError
 
 TIMELINE_EVENTS = 200
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Viewable, never added, changed or deleted here."""
-
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-
-def _table(headers: tuple[str, ...], rows) -> str:
-    head = format_html_join("", "<th>{}</th>", ((h,) for h in headers))
-    body = format_html_join("", "<tr>{}</tr>", (
-        (format_html_join("", "<td>{}</td>", ((cell,) for cell in row)),) for row in rows
-    ))
-    return format_html("<table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>", head, body)
 
 
 @admin.register(PRDExecution)
@@ -69,7 +49,7 @@ class PRDExecutionAdmin(ReadOnlyAdmin):
 
     @admin.display(description="progress (from the events)")
     def progress_table(self, execution: PRDExecution) -> str:
-        return _table(("state", "requirements"), (
+        return html_table(("state", "requirements"), (
             (state.replace("_", " "), ", ".join(ids) or "—") for state, ids in execution.progress.items()
         ))
 
@@ -77,7 +57,7 @@ class PRDExecutionAdmin(ReadOnlyAdmin):
     def timeline(self, execution: PRDExecution) -> str:
         events = list(execution.events.order_by("-sequence")[:TIMELINE_EVENTS])[::-1]
         link = reverse("admin:prd_prdevent_changelist") + f"?execution__id__exact={execution.pk}"
-        table = _table(("#", "time", "type", "requirement", "summary", "agent", "resolves"), (
+        table = html_table(("#", "time", "type", "requirement", "summary", "agent", "resolves"), (
             (e.sequence, e.created_at.strftime("%Y-%m-%d %H:%M:%S"), e.type, e.requirement_id or "—",
              e.summary[:300], e.agent_id or "—", e.resolves_id or "—") for e in events
         ))
@@ -85,14 +65,14 @@ class PRDExecutionAdmin(ReadOnlyAdmin):
 
     @admin.display(description="decisions")
     def decision_table(self, execution: PRDExecution) -> str:
-        return _table(("time", "requirement", "decision", "reason", "rejected"), (
+        return html_table(("time", "requirement", "decision", "reason", "rejected"), (
             (d.created_at.strftime("%Y-%m-%d %H:%M"), d.requirement_id or "—", d.decision, d.reason or "—",
              "; ".join(d.alternatives) or "—") for d in execution.decisions.order_by("created_at", "id")
         ))
 
     @admin.display(description="runs (start or resume)")
     def run_table(self, execution: PRDExecution) -> str:
-        return _table(("run", "started", "agent", "PRD changed", "changes"), (
+        return html_table(("run", "started", "agent", "PRD changed", "changes"), (
             (r.number, r.started_at.strftime("%Y-%m-%d %H:%M"), r.agent_id or "—",
              "yes" if r.prd_changed else "no", _change_line(r.changes))
             for r in execution.runs.order_by("-number")
@@ -210,7 +190,7 @@ class ThinkingChainAdmin(ReadOnlyAdmin):
             return ", ".join(notes) or "—"
 
         rows = ((t["number"], t["content"], marks(t)) for t in chain.thoughts)
-        return _table(("#", "thought", "notes"), rows)
+        return html_table(("#", "thought", "notes"), rows)
 
     @admin.action(description="Summarise again (summary, embedding and memories)")
     def summarise_again(self, request: HttpRequest, queryset: QuerySet[ThinkingChain]) -> None:
@@ -244,3 +224,7 @@ class FormedMemoryAdmin(ReadOnlyAdmin):
             return "—"
         url = reverse("admin:memories_memory_change", args=[link.memory_id])
         return format_html('<a href="{}">{}</a>', url, link.memory_id)
+
+
+# Sessions and cards register their admins in their own module (autodiscovery imports only this one).
+from prd import session_admin  # noqa: E402, F401

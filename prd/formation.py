@@ -65,13 +65,13 @@ class Planned:
         self.item["id"] = self.memory_id
 
 
-def _title(text: str) -> str:
+def memory_title(text: str) -> str:
     low, high = memory_limits.TITLE
     title = clip(text, high)
     return title if len(title) >= low else f"{title} (PRD)"
 
 
-def _content(text: str) -> str:
+def memory_content(text: str) -> str:
     low, high = memory_limits.CONTENT
     content = text.strip()
     if len(content) > high:
@@ -79,7 +79,7 @@ def _content(text: str) -> str:
     return content if len(content) >= low else f"{content} (recorded by SAM)"
 
 
-def _tags(*tags: str) -> list[str]:
+def memory_tags(*tags: str) -> list[str]:
     """Tags that pass the memory limits; an id too short or long for a tag is left out."""
     low, high = memory_limits.TAG
     return [t for t in clean_tags(tags) if low <= len(t) <= high][: memory_limits.TAGS_COUNT[1]]
@@ -93,11 +93,11 @@ def _item(execution: PRDExecution, *, title: str, content: str, memory_type: str
           tags: Sequence[str], occurred_at, metadata: dict[str, Any]) -> dict[str, Any]:
     return {
         "space": execution.space.slug,
-        "title": _title(title),
-        "content": _content(content),
+        "title": memory_title(title),
+        "content": memory_content(content),
         "memory_type": memory_type,
         "kind": kind,
-        "tags": _tags("prd", *tags),
+        "tags": memory_tags("prd", *tags),
         "reliability": "inferred",
         "source": {"type": "derived", "ref": f"prd:{execution.id}", "uri": None},
         "occurred_at": occurred_at,
@@ -212,11 +212,11 @@ def _chain_item(chain: ThinkingChain, *, title: str, content: str, memory_type: 
                 tags: Sequence[str], metadata: dict[str, Any]) -> dict[str, Any]:
     return {
         "space": chain.space.slug,
-        "title": _title(title),
-        "content": _content(content),
+        "title": memory_title(title),
+        "content": memory_content(content),
         "memory_type": memory_type,
         "kind": kind,
-        "tags": _tags("reasoning", *tags),
+        "tags": memory_tags("reasoning", *tags),
         "reliability": "inferred",
         "source": {"type": "derived", "ref": f"chain:{chain.id}", "uri": None},
         "occurred_at": chain.completed_at,

@@ -13,13 +13,17 @@ from django.db.models.functions import Coalesce, Greatest
 
 from governance.retention import Deleted, SpaceData
 from prd.models import (
+    AgentSession,
+    CardValidation,
     ChainStatus,
     ExecutionStatus,
     FormedMemory,
+    MemoryCard,
     PRDDecision,
     PRDEvent,
     PRDExecution,
     PRDRun,
+    SessionEvent,
     ThinkingChain,
 )
 from samsite.core.models import Space
@@ -32,10 +36,13 @@ def _merge(total: Deleted, more: Deleted) -> Deleted:
 
 
 def purge_space(space: Space) -> Deleted:
-    """Every execution and thinking chain of the space, with what cascades from them."""
+    """Every execution, thinking chain, session and card of the space, with what cascades
+    from them."""
     deleted: Deleted = {}
     _merge(deleted, PRDExecution.objects.filter(space=space).delete()[1])
     _merge(deleted, ThinkingChain.objects.filter(space=space).delete()[1])
+    _merge(deleted, MemoryCard.objects.filter(space=space).delete()[1])
+    _merge(deleted, AgentSession.objects.filter(space=space).delete()[1])
     return deleted
 
 
@@ -60,6 +67,11 @@ def purge_finished(space: Space, cutoff: datetime) -> Deleted:
                       status__in=[ChainStatus.COMPLETED, ChainStatus.ABANDONED])
               .exclude(cited))
     _merge(deleted, chains.delete()[1])
+    # Sessions whose newest event is older go with their events; the cards compiled from
+    # them stay (they are memories, under the memory rule) and lose only their evidence.
+    sessions = AgentSession.objects.filter(space=space).alias(
+        finished=Coalesce("last_event_at", "updated_at")).filter(finished__lt=cutoff)
+    _merge(deleted, sessions.delete()[1])
     return deleted
 
 
@@ -73,5 +85,9 @@ SPACE_DATA = SpaceData(
         PRDRun: "prd_runs",
         FormedMemory: "formed_memories",
         ThinkingChain: "thinking_chains",
+        AgentSession: "agent_sessions",
+        SessionEvent: "session_events",
+        MemoryCard: "memory_cards",
+        CardValidation: "card_validations",
     },
 )

@@ -12,7 +12,8 @@ from django.utils import timezone
 # Looked up through the module at call time, so a test can swap the provider.
 from memories.embeddings import registry as embeddings
 from prd import services
-from prd.models import ChainStatus, PRDExecution, ThinkingChain
+from prd.models import AgentSession, ChainStatus, PRDExecution, ThinkingChain
+from prd.services import sessions as session_services
 
 logger = logging.getLogger(__name__)
 
@@ -34,6 +35,12 @@ def chain_summarise(*, chain_id: str, attempt: int = 1) -> dict:
     outcome = services.chain_summarise(chain_id=chain_id, attempt=attempt)
     return {"summary_source": outcome.summary_source, "formed": outcome.formed,
             "retry_scheduled": outcome.retry_scheduled}
+
+
+def session_compile_cards(*, session_id: str) -> dict:
+    outcome = session_services.session_cards_compile(session_id=session_id)
+    return {"formed": outcome.formed, "skipped": outcome.skipped, "validations": outcome.validations,
+            "deferred": outcome.deferred}
 
 
 def prd_sweep(*, older_than_seconds: int = 300) -> dict:
@@ -64,8 +71,13 @@ def prd_sweep(*, older_than_seconds: int = 300) -> dict:
                  .exclude(summary_source="").order_by(F("summarized_at").asc())
                  .values_list("id", flat=True)[:SWEEP_BATCH])
     embedded = sum(services.chain_embed(chain_id=chain_id) for chain_id in stale)
-    if forming or compacting or summarising or embedded:
-        logger.info("prd sweep: formed %d, compacted %d, summarised %d, embedded %d",
-                    len(forming), len(compacting), len(summarising), embedded)
+    sessions = list(AgentSession.objects.filter(event_count__gt=F("cards_through"))
+                    .exclude(space__mode__in=services.DEFERRING_MODES).order_by("updated_at")
+                    .values_list("id", flat=True)[:SWEEP_BATCH])
+    for session_id in sessions:
+        session_services.session_cards_compile(session_id=session_id)
+    if forming or compacting or summarising or embedded or sessions:
+        logger.info("prd sweep: formed %d, compacted %d, summarised %d, embedded %d, sessions compiled %d",
+                    len(forming), len(compacting), len(summarising), embedded, len(sessions))
     return {"formed": len(forming), "compacted": len(compacting), "summarised": len(summarising),
-            "embedded": embedded}
+            "embedded": embedded, "sessions_compiled": len(sessions)}

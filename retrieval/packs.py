@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -23,6 +24,47 @@ from retrieval.tokens import count_tokens
 
 CONTENT_CHARS = 700
 CRITICAL_FACTS = 3
+# Card statuses a pack leaves out unless asked for them (docs/sessions.md, "Memory cards").
+UNVALIDATED = frozenset({"failed", "stale"})
+# The session sections (active tasks, decisions, changed files, the sessions' open questions)
+# each take at most this share of the budget, so one noisy source cannot crowd out the rest
+# and the matching memories keep at least 40% of it.
+SECTION_SHARE = 0.15
+
+
+@dataclass
+class PackContext:
+    """What the apps above recall add to a pack: the validation status of recalled memories
+    that are cards ({memory id: {card, card_type, status}}) and the session sections. Each
+    entry of a section is {"markdown": one line, ...its JSON fields}."""
+
+    cards: dict[str, dict[str, Any]] = field(default_factory=dict)
+    active_tasks: list[dict[str, Any]] = field(default_factory=list)
+    recent_decisions: list[dict[str, Any]] = field(default_factory=list)
+    changed_files: list[dict[str, Any]] = field(default_factory=list)
+    open_questions: list[dict[str, Any]] = field(default_factory=list)
+
+
+# (actor, spaces, memory ids, as_of) -> PackContext. The prd app registers one at start
+# (sessions and cards live above recall, which never imports them).
+PackContextProvider = Callable[[Any, list[str], list[str], datetime | None], PackContext]
+_context_providers: list[PackContextProvider] = []
+
+
+def register_pack_context(provider: PackContextProvider) -> None:
+    if provider not in _context_providers:
+        _context_providers.append(provider)
+
+
+def pack_context(actor: Any, spaces: list[str], memory_ids: list[str], as_of: datetime | None) -> PackContext:
+    merged = PackContext()
+    for provider in _context_providers:
+        part = provider(actor, spaces, memory_ids, as_of)
+        merged.cards.update(part.cards)
+        for name in SESSION_SECTIONS:
+            getattr(merged, name).extend(getattr(part, name))
+        merged.open_questions.extend(part.open_questions)
+    return merged
 
 
 def lost_in_the_middle_order(items: list[RankedItem]) -> list[RankedItem]:
@@ -68,7 +110,9 @@ class ContextPack:
 # small for the whole frame drops the query from the summary, then the summary itself.
 FRAMES = ("full", "short", "title")
 SECTION_HEADINGS = {"critical": "## Critical facts\n", "items": "## Memories\n",
-                    "questions": "## Open questions\n"}
+                    "questions": "## Open questions\n", "active_tasks": "## Active tasks\n",
+                    "recent_decisions": "## Recent decisions\n", "changed_files": "## Changed files\n"}
+SESSION_SECTIONS = ("active_tasks", "recent_decisions", "changed_files")
 # Rounds of re-rendering until the budget line states the count of the text it is in.
 USED_ROUNDS = 4
 
@@ -82,6 +126,7 @@ class _Selection:
     critical: list[RankedItem]
     kept: list[RankedItem]
     questions: list[dict[str, Any]]
+    sections: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 def _summary(kept: list[RankedItem], query_text: str, pack_type: str) -> str:
@@ -90,14 +135,23 @@ def _summary(kept: list[RankedItem], query_text: str, pack_type: str) -> str:
 
 
 def _question_markdown(question: dict[str, Any]) -> str:
+    if "markdown" in question:  # a session's open question
+        return str(question["markdown"])
     return f"- {question['label']} ({', '.join(question['payload']['memory_ids'])})"
 
 
+def _section_markdown(entry: dict[str, Any]) -> str:
+    return str(entry["markdown"])
+
+
 def _generated_at(selection: _Selection, as_of: datetime | None) -> str | None:
-    included = selection.kept + selection.critical
-    newest = max((i.row["updated_at"] for i in included), default=None)
-    moment = as_of or newest
-    return _iso(moment) if moment else None
+    if as_of is not None:
+        return _iso(as_of)
+    times = [i.row["updated_at"] for i in selection.kept + selection.critical]
+    # Session entries carry their own time ("at", ISO 8601).
+    times += [datetime.fromisoformat(str(e["at"])) for entries in selection.sections.values()
+              for e in entries if e.get("at")]
+    return _iso(max(times)) if times else None
 
 
 def render_markdown(selection: _Selection, *, pack_type: str, summary: str, generated_at: str | None,
@@ -112,10 +166,19 @@ def render_markdown(selection: _Selection, *, pack_type: str, summary: str, gene
         lines.append(SECTION_HEADINGS["critical"])
         lines.extend(_fact_markdown(i) for i in selection.critical)
         lines.append("")
+    for name in ("active_tasks", "recent_decisions"):
+        if selection.sections.get(name):
+            lines.append(SECTION_HEADINGS[name])
+            lines.extend(_section_markdown(e) for e in selection.sections[name])
+            lines.append("")
     if selection.kept:
         lines.append(SECTION_HEADINGS["items"])
         ordered = lost_in_the_middle_order(selection.kept)
         lines.extend(_item_markdown(number, item) for number, item in enumerate(ordered, start=1))
+    if selection.sections.get("changed_files"):
+        lines.append(SECTION_HEADINGS["changed_files"])
+        lines.extend(_section_markdown(e) for e in selection.sections["changed_files"])
+        lines.append("")
     if selection.questions:
         lines.append(SECTION_HEADINGS["questions"])
         lines.extend(_question_markdown(q) for q in selection.questions)
@@ -147,14 +210,15 @@ def _render_counted(selection: _Selection, *, result: RecallResult, pack_type: s
 
 
 def _select(result: RecallResult, critical: list[RankedItem], *, pack_type: str, token_budget: int,
-            as_of: datetime | None) -> tuple[_Selection, str, int]:
+            as_of: datetime | None, context: PackContext | None = None) -> tuple[_Selection, str, int]:
     """Choose what fits: returns (selection, markdown, used) with used <= token_budget.
 
     Costs of the parts add up (WordPiece splits on the newlines that join them), so a
     greedy pass picks the parts; the whole text is then counted, and parts are dropped,
     least important first, until it fits.
     """
-    questions = [f for f in result.follow_ups if f["type"] == "clarify_conflict"]
+    context = context or PackContext()
+    conflicts = [f for f in result.follow_ups if f["type"] == "clarify_conflict"]
 
     def counted(selection: _Selection) -> tuple[str, int]:
         return _render_counted(selection, result=result, pack_type=pack_type, target=token_budget,
@@ -174,20 +238,56 @@ def _select(result: RecallResult, critical: list[RankedItem], *, pack_type: str,
             part.append(value)
             used += heading + cost
 
+    def admit_capped(part: list, entries: list[dict[str, Any]], section: str,
+                     render: Callable[..., str]) -> None:
+        """Entries of a session section, each section within its share of the budget."""
+        share, spent = int(token_budget * SECTION_SHARE), 0
+        for entry in entries:
+            cost = count_tokens(render(entry))
+            if spent + cost > share:
+                break
+            before = len(part)
+            admit(part, entry, cost, section)
+            spent += cost if len(part) > before else 0
+
+    def admit_section(name: str) -> None:
+        admit_capped(selection.sections.setdefault(name, []), getattr(context, name), name, _section_markdown)
+
+    def admit_items() -> None:
+        # Best first, so trimming starts with the weakest; an item too large for what is
+        # left is skipped, and a smaller, weaker one may still fit after it.
+        for item in result.items:
+            admit(selection.kept, item, count_tokens(_item_markdown(len(result.items), item)), "items")
+
+    def admit_conflicts() -> None:
+        for question in conflicts:
+            admit(selection.questions, question, count_tokens(_question_markdown(question)), "questions")
+
     for item in critical:
         admit(selection.critical, item, count_tokens(_fact_markdown(item)), "critical")
-    # Best first, so trimming starts with the weakest; an item too large for what is left
-    # is skipped, and a smaller, weaker one may still fit after it.
-    for item in result.items:
-        admit(selection.kept, item, count_tokens(_item_markdown(len(result.items), item)), "items")
-    for question in questions:
-        admit(selection.questions, question, count_tokens(_question_markdown(question)), "questions")
+    if pack_type == "boot":
+        # Read at session start: what is in flight comes before what matches.
+        for name in SESSION_SECTIONS:
+            admit_section(name)
+        admit_capped(selection.questions, context.open_questions, "questions", _question_markdown)
+        admit_items()
+        admit_conflicts()
+    else:
+        admit_items()
+        admit_conflicts()
+        for name in SESSION_SECTIONS:
+            admit_section(name)
+        admit_capped(selection.questions, context.open_questions, "questions", _question_markdown)
 
     markdown, used = counted(selection)
     while used > token_budget:
         # The frame's numbers and dates can cost a token more than estimated: drop the
         # least important part left and count again.
-        for part in (selection.questions, selection.kept, selection.critical):
+        sections = selection.sections
+        droppable: list[list[Any]] = [selection.questions, sections.get("changed_files", []), selection.kept,
+                     sections.get("recent_decisions", []), sections.get("active_tasks", []),
+                     selection.critical]
+        for part in droppable:
             if part:
                 part.pop()
                 break
@@ -195,16 +295,54 @@ def _select(result: RecallResult, critical: list[RankedItem], *, pack_type: str,
     return selection, markdown, used
 
 
+def _public(entry: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in entry.items() if k != "markdown"}
+
+
+def _validation(result: RecallResult, context: PackContext, include_unvalidated: bool
+                ) -> tuple[list[RankedItem], dict[str, Any]]:
+    """The recalled items a pack may use, and the report of the cards among them."""
+    report: dict[str, Any] = {"checked": 0, "passed": 0, "unchecked": 0, "failed": [], "stale": [],
+                              "excluded": [], "include_unvalidated": include_unvalidated}
+    allowed = []
+    for item in result.items:
+        card = context.cards.get(item.id)
+        if card is None:
+            allowed.append(item)
+            continue
+        report["checked"] += 1
+        status = card["status"]
+        if status in UNVALIDATED:
+            report[status].append(item.id)
+            if not include_unvalidated:
+                report["excluded"].append(item.id)
+                continue
+        else:
+            report["passed" if status == "pass" else "unchecked"] += 1
+        allowed.append(item)
+    return allowed, report
+
+
 def build_pack(result: RecallResult, *, pack_type: str, token_budget: int,
-               as_of: datetime | None = None) -> ContextPack:
-    """Both renderings of one selection. The whole Markdown, frame, critical facts, items
-    and open questions, counts against `token_budget` and never exceeds it."""
+               as_of: datetime | None = None, actor: Any = None,
+               include_unvalidated: bool = False) -> ContextPack:
+    """Both renderings of one selection. The whole Markdown, frame, critical facts, session
+    sections, items and open questions, counts against `token_budget` and never exceeds it.
+
+    With an `actor`, the registered pack contexts add the session sections and the cards'
+    validation: a card that failed its checks or went stale is left out unless
+    `include_unvalidated` (the pack's `validation_report` names it either way).
+    """
+    context = (pack_context(actor, list(result.spaces), [i.id for i in result.items], as_of)
+               if actor is not None else PackContext())
+    allowed, validation_report = _validation(result, context, include_unvalidated)
+    result = replace(result, items=allowed)
     ranked = list(result.items)
     candidates = sorted(
         ranked, key=lambda i: ({"core": 0, "high": 1}.get(i.row["priority"], 2), -i.score, i.id)
     )[:CRITICAL_FACTS]
     selection, markdown, used = _select(result, candidates, pack_type=pack_type,
-                                        token_budget=token_budget, as_of=as_of)
+                                        token_budget=token_budget, as_of=as_of, context=context)
     kept, critical = selection.kept, selection.critical
     ordered = lost_in_the_middle_order(kept)
 
@@ -230,6 +368,7 @@ def build_pack(result: RecallResult, *, pack_type: str, token_budget: int,
                            "uri": item.row["source_uri"]},
             },
             "tokens": count_tokens(_item_markdown(position, item)),
+            **({"card": context.cards[item.id]} if item.id in context.cards else {}),
         }
         for position, item in enumerate(ordered, start=1)
     ]
@@ -243,15 +382,28 @@ def build_pack(result: RecallResult, *, pack_type: str, token_budget: int,
             for i in critical
         ],
         "items": items_json,
-        "open_questions": selection.questions,
+        "active_tasks": [_public(e) for e in selection.sections.get("active_tasks", [])],
+        "recent_decisions": [_public(e) for e in selection.sections.get("recent_decisions", [])],
+        "changed_files": [_public(e) for e in selection.sections.get("changed_files", [])],
+        "open_questions": [_public(q) for q in selection.questions],
+        "validation_report": validation_report,
         # used: tokens of the whole Markdown, which is what the budget bounds.
         "token_budget": {"target": token_budget, "used": used, "trimmed": len(ranked) - len(kept),
                          "tokenizer": "all-MiniLM-L6-v2 WordPiece"},
-        "source_mix": dict(sorted(Counter(i.row["source_type"] for i in kept).items())),
+        "source_mix": _source_mix(kept, selection),
         "inclusion_reason": [{"id": i.id, "reason": i.rationale} for i in kept],
         "profile": result.profile.name,
     }
     return ContextPack(json=pack, markdown=markdown)
+
+
+def _source_mix(kept: list[RankedItem], selection: _Selection) -> dict[str, int]:
+    """Counts by where what the pack shows came from: memories by their source type, session
+    entries by theirs (files, agent, prd, ...)."""
+    mix = Counter(i.row["source_type"] for i in kept)
+    for entries in selection.sections.values():
+        mix.update(str(e.get("source", "session")) for e in entries)
+    return dict(sorted(mix.items()))
 
 
 def pack_json_bytes(pack: ContextPack) -> bytes:

@@ -26,6 +26,7 @@ from governance.access import SYSTEM
 from governance.audit.models import AuditEvent
 from governance.models import ApiToken, DataKey, UserMemorySettings
 from governance.services import api_token_issue, membership_grant, user_mode_set
+from prd.models import MemoryCard
 from samsite.core.models import Space
 from tests.factories import UserFactory, make_memory
 from tests.personas import client_for
@@ -38,7 +39,8 @@ CURATOR_APPS = ("core", "memories", "governance", "audit", "prd")
 # Records SAM or the job cluster write and nobody adds by hand: no add page (403).
 NO_ADD_PAGE = frozenset({
     "audit.AuditEvent", "governance.ApiToken", "governance.DataKey", "prd.PRDExecution",
-    "prd.PRDEvent", "prd.PRDDecision", "prd.ThinkingChain", "prd.FormedMemory",
+    "prd.PRDEvent", "prd.PRDDecision", "prd.ThinkingChain", "prd.FormedMemory", "prd.AgentSession",
+    "prd.SessionEvent", "prd.MemoryCard",
     "django_q.Success", "django_q.Failure", "django_q.OrmQ",
 })
 # Models outside CURATOR_APPS: a curator holds no permission on them, so every page is 403.
@@ -115,6 +117,14 @@ def populated(readers, on_commit) -> Space:
                     {"content": "Retry network errors only"}, format="json").status_code == 201
     with on_commit():
         assert api.post(f"{CHAINS}{chain.json()['id']}/complete/").status_code == 200
+    session = api.post("/api/v1/sessions/", {"space": "webshop"}, format="json").json()["session"]["id"]
+    with on_commit():  # the card job runs inline: a decision card with its evidence
+        assert api.post(f"/api/v1/sessions/{session}/events/", {"events": [
+            {"event_id": "s1", "event_type": "decision", "text": "Retry network errors only"}]},
+            format="json").status_code == 201
+    card = MemoryCard.objects.get(session_id=session)
+    checked = api.post(f"/api/v1/cards/{card.id}/validations/", {"status": "pass"}, format="json")
+    assert checked.status_code == 201
     return space
 
 

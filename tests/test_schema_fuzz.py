@@ -109,6 +109,33 @@ def respect_cross_field_rules(case) -> None:
         body["other"] = f"{body['other']}_other"  # a memory does not conflict with itself
     if path.endswith("/events/") and body.get("type") != "blocker_resolved":
         body.pop("resolves", None)  # only a blocker_resolved event names the blocker it resolves
+    if path == "/api/v1/sessions/{id}/events/":
+        for index, event in enumerate(body.get("events") or []):
+            if isinstance(event, dict):
+                typed_session_event(event, index)
+    if path == "/api/v1/cards/":
+        # A card cites events and a session of its space; random ids name none.
+        body.pop("session", None)
+        body["evidence"] = []
+
+
+# What each session event type needs in `data` (docs/sessions.md, "Events"): typed fields
+# the schema leaves to one free-form object.
+TYPED_DATA = {"command_run": {"command": "make test", "exit_code": 0},
+              "file_change": {"path": "shop/cart.py", "change": "modified"},
+              "test_result": {"name": "test_cart", "status": "passed"}}
+
+
+def typed_session_event(event: dict, index: int) -> None:
+    data = event.get("data") if isinstance(event.get("data"), dict) else {}
+    for key in ("next_steps", "open_questions", "command", "exit_code", "path", "change", "name", "status",
+                "decision"):
+        data.pop(key, None)
+    event["data"] = {**data, **TYPED_DATA.get(event.get("event_type", ""), {})}
+    if not str(event.get("text") or "").strip():
+        event["text"] = "Something happened"  # most types are their text
+    event["event_id"] = f"fuzz-{index}"  # one id per event of the batch
+    event.pop("ts", None)  # at most a day ahead of the server's clock
 
 
 @pytest.mark.schema_fuzz

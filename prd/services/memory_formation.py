@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any, Protocol
 
 from django.db import transaction
 from django.db.models import F, Value
@@ -39,7 +40,7 @@ logger = logging.getLogger(__name__)
 class FormationOutcome:
     # Links written: a memory formed, a memory the space's `off` mode did not capture, or
     # a row the memories API refused as invalid (the link says why; see FormedMemory.error).
-    formed: list[FormedMemory] = field(default_factory=list)
+    formed: list[Any] = field(default_factory=list)
     skipped: int = 0  # planned memories whose link existed already
     # True when the space's mode (paused, incognito) made formation wait: nothing was
     # linked for what is left, and the caller must not move its watermark.
@@ -73,7 +74,31 @@ def formation_gate(space) -> Gate:
     return Gate.SKIP if space.mode == Mode.OFF else Gate.DEFER
 
 
-def form(planned: list[formation.Planned], *, gate: Gate = Gate.FORM) -> FormationOutcome:
+class LinkStore(Protocol):
+    """Where formation records what each planned memory became (FormedMemory rows for PRD
+    work; memory cards for sessions): keys already linked, and new links."""
+
+    def existing(self, keys: list[str]) -> set[str]: ...
+
+    def write(self, links: list[tuple[formation.Planned, str | None, str]]) -> list[Any]:
+        """Write a link per (plan, memory id or None, error) and return the rows."""
+        ...
+
+
+class FormedLinks:
+    def existing(self, keys: list[str]) -> set[str]:
+        return set(FormedMemory.objects.filter(key__in=keys).values_list("key", flat=True))
+
+    def write(self, links: list[tuple[formation.Planned, str | None, str]]) -> list[Any]:
+        return FormedMemory.objects.bulk_create(
+            [_link(plan, memory_id=memory_id, error=error) for plan, memory_id, error in links])
+
+
+FORMED_LINKS = FormedLinks()
+
+
+def form(planned: list[formation.Planned], *, gate: Gate = Gate.FORM,
+         links: LinkStore = FORMED_LINKS) -> FormationOutcome:
     """Create the memories in `planned` whose key has no link yet, and their links.
 
     The caller holds the formation lock of the execution or chain, so the key check and
@@ -85,7 +110,7 @@ def form(planned: list[formation.Planned], *, gate: Gate = Gate.FORM) -> Formati
     """
     outcome = FormationOutcome()
     unique = list({p.key: p for p in planned}.values())
-    existing = set(FormedMemory.objects.filter(key__in=[p.key for p in unique]).values_list("key", flat=True))
+    existing = links.existing([p.key for p in unique])
     todo = [p for p in unique if p.key not in existing]
     outcome.skipped = len(unique) - len(todo)
     if not todo:
@@ -94,14 +119,14 @@ def form(planned: list[formation.Planned], *, gate: Gate = Gate.FORM) -> Formati
         outcome.deferred = True
         return outcome
     if gate is Gate.SKIP:
-        outcome.formed = FormedMemory.objects.bulk_create([_link(plan, error=NOT_CAPTURED) for plan in todo])
+        outcome.formed = links.write([(plan, None, NOT_CAPTURED) for plan in todo])
         return outcome
     result = memory_services.memory_bulk_create(actor=SYSTEM, items=[p.item for p in todo], atomic=False)
     created = {m.id for m in result.created}
-    links = []
+    written: list[tuple[formation.Planned, str | None, str]] = []
     for plan, row in zip(todo, result.rows, strict=True):
         if plan.memory_id in created:
-            links.append(_link(plan, memory_id=plan.memory_id))
+            written.append((plan, plan.memory_id, ""))
         elif row.outcome is not WriteOutcome.STORE or row.space is None:
             # Refused (paused, off) or discarded (incognito) by a mode set since the gate
             # was read, or the space is going away: not the memory's fault, so no link.
@@ -109,8 +134,8 @@ def form(planned: list[formation.Planned], *, gate: Gate = Gate.FORM) -> Formati
         else:
             error = "; ".join(f"{k}: {' '.join(v)}" for k, v in row.errors.items()) or "not kept"
             logger.warning("formation %s did not form a memory: %s", plan.key, error)
-            links.append(_link(plan, error=error))
-    outcome.formed = FormedMemory.objects.bulk_create(links)
+            written.append((plan, None, error))
+    outcome.formed = links.write(written)
     return outcome
 
 

@@ -126,7 +126,8 @@ class ContextPackView(APIView):
             query_type = "recent"  # a boot pack with nothing to match: what was used lately
         result = pipeline.recall(actor=request.user, request=recall_request(values, query_type=query_type))
         pack = packs.build_pack(result, pack_type=values["pack_type"], token_budget=values["token_budget"],
-                                as_of=values.get("as_of"))
+                                as_of=values.get("as_of"), actor=request.user,
+                                include_unvalidated=values["include_unvalidated"])
         # Always audited; `track` (and the memory modes) decide only counters and the event.
         services.recall_record(actor=request.user, result=result,
                                active_task=values.get("active_task", ""), track=values["track"])

@@ -60,3 +60,29 @@ def fit(envelope: dict[str, Any], key: str, items: Sequence[dict[str, Any]], *, 
         else:
             return answer(truncated=True)
     return answer(truncated=False)
+
+
+def fit_text(envelope: dict[str, Any], key: str, text: str, *, budget: int) -> dict[str, Any]:
+    """`envelope` with `key` holding as many whole lines of `text` as fit in `budget` tokens,
+    with `truncated` and `total` (lines), by the same count as `fit`."""
+    if budget < MIN_BUDGET:
+        raise ValueError(f"token_budget must be at least {MIN_BUDGET}.")
+    lines = text.splitlines()
+
+    def answer(count: int) -> dict[str, Any]:
+        return {**envelope, key: "\n".join(lines[:count]), "truncated": count < len(lines),
+                "total": len(lines)}
+
+    if tokens_of(answer(len(lines))) <= budget:
+        return answer(len(lines))
+    # The longest prefix that fits: more lines never cost fewer tokens, so search.
+    low, high = 0, len(lines)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if tokens_of(answer(middle)) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    if tokens_of(answer(low)) > budget:
+        return {key: "", "truncated": True, "total": len(lines)}
+    return answer(low)

@@ -11,7 +11,17 @@ from governance import spaces as space_services
 from governance.access import SYSTEM
 from governance.audit.models import AuditEvent
 from governance.retention import retention_enforce
-from prd.models import FormedMemory, PRDDecision, PRDEvent, PRDExecution, PRDRun, ThinkingChain
+from prd.models import (
+    AgentSession,
+    FormedMemory,
+    MemoryCard,
+    PRDDecision,
+    PRDEvent,
+    PRDExecution,
+    PRDRun,
+    SessionEvent,
+    ThinkingChain,
+)
 from retrieval.models import RecallEvent
 from tests.factories import SpaceFactory, make_memory
 from tests.prd.conftest import CHAINS, EXECUTIONS, appended, started
@@ -147,3 +157,29 @@ def test_recall_events_older_than_the_window_go_even_when_they_spanned_other_spa
     assert receipt()["recall_events"] == 2
     assert receipt()["memories"] == 0
     assert ops.retention_days is None
+
+
+def test_sessions_older_than_the_window_go_with_their_events_and_their_cards_stay(api, weekly, on_commit):
+    def session(key: str) -> str:
+        found = api.post("/api/v1/sessions/", {"space": "webshop", "key": key},
+                         format="json").json()["session"]
+        with on_commit():
+            assert api.post(f"/api/v1/sessions/{found['id']}/events/", {"events": [
+                {"event_id": "d1", "event_type": "decision", "text": f"Decided in {key}"}]},
+                format="json").status_code == 201
+        return found["id"]
+
+    old, recent = session("old"), session("recent")
+    aged(AgentSession, old, updated_at=True, last_event_at=True)
+    card = MemoryCard.objects.get(session_id=old)
+
+    purged = retention_enforce()
+
+    assert set(AgentSession.objects.values_list("pk", flat=True)) == {recent}
+    assert not SessionEvent.objects.filter(session_id=old).exists()
+    assert purged["webshop"]["agent_sessions"] == 1
+    assert purged["webshop"]["session_events"] == 1
+    card.refresh_from_db()  # a memory, under the memory rule: it stays, without its evidence
+    assert card.memory is not None
+    assert card.session_id is None
+    assert not card.evidence.exists()

@@ -61,3 +61,17 @@ def test_everything_fits_in_a_large_budget():
 def test_a_budget_too_small_for_any_answer_is_refused():
     with pytest.raises(ValueError, match="at least"):
         budget.fit({}, "memories", [], budget=budget.MIN_BUDGET - 1, short=short)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=st.lists(words, max_size=40).map("\n".join), limit=st.integers(budget.MIN_BUDGET, 2000))
+def test_text_is_cut_at_whole_lines_and_never_over_its_budget(text, limit):
+    answer = budget.fit_text({"session_id": "ses_x"}, "markdown", text, budget=limit)
+
+    assert budget.tokens_of(answer) <= limit
+    lines = text.splitlines()
+    assert answer["total"] == len(lines)
+    # Whole lines from the start: all of them, or (truncated) fewer.
+    shown = len(lines) if not answer["truncated"] else next(
+        n for n in range(len(lines)) if answer["markdown"] == "\n".join(lines[:n]))
+    assert answer["markdown"] == "\n".join(lines[:shown])

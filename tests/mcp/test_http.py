@@ -14,7 +14,7 @@ TOOLS = {
     "recall", "remember", "forget", "prd_context", "prd_event", "prd_decision", "start_thinking", "think",
     "finish_thinking", "recall_reasoning", "search_past_solutions", "find_similar_issues",
     "get_project_patterns", "recall_decision", "get_category_summary", "context_pack", "memory_stats",
-    "augment_prompt",
+    "augment_prompt", "session_start", "session_log", "session_handoff", "card_check",
 }
 
 
@@ -208,3 +208,73 @@ def test_no_token_or_a_bad_token_is_refused_before_any_tool(url: str, world: Wor
     with pytest.raises(ExceptionGroup) as refused:
         run(work)
     assert refused.group_contains(MCPError, depth=None)
+
+
+def test_a_session_through_the_tools_ends_in_a_handoff_the_next_session_reads(url: str, world: World):
+    events = [
+        {"event_id": "t1", "event_type": "test_result", "text": "FAILED test_vat - 19 != 20",
+         "data": {"name": "test_vat", "status": "failed"}},
+        {"event_id": "t2", "event_type": "file_change", "data": {"path": "shop/vat.py"}},
+        {"event_id": "t3", "event_type": "test_result", "data": {"name": "test_vat", "status": "passed"}},
+        {"event_id": "t4", "event_type": "handoff", "text": "VAT fixed; invoices next",
+         "data": {"next_steps": ["Put VAT on invoices"]}},
+    ]
+
+    async def work():
+        async with http_client(url, world.owner_token) as client:
+            started = structured(await client.call_tool("session_start",
+                                                        {"space": "webshop", "key": "mcp-1"}))
+            logged = structured(await client.call_tool("session_log", {"session_id": started["session_id"],
+                                                                       "events": events}))
+            again = structured(await client.call_tool("session_log", {"session_id": started["session_id"],
+                                                                      "events": events[:1]}))
+            latest = structured(await client.call_tool("session_handoff", {"space": "webshop"}))
+            small = structured(await client.call_tool("session_handoff", {"session_id": started["session_id"],
+                                                                          "token_budget": 60}))
+            sections = structured(await client.call_tool("session_handoff", {
+                "session_id": started["session_id"], "format": "json"}))
+            bad = await client.call_tool("session_log", {"session_id": started["session_id"], "events": [
+                {"event_type": "test_result", "text": "no status"}]})
+            return started, logged, again, latest, small, sections, bad
+
+    started, logged, again, latest, small, sections, bad = run(work)
+    assert started["created"] is True
+    assert logged["created"] == 4
+    assert again == {"created": 0, "replayed": 1, "redactions": 0,
+                     "events": [{"event_id": "t1", "sequence": 1, "created": False}]}
+    assert latest["session_id"] == started["session_id"]
+    assert "- Put VAT on invoices [t4]" in latest["markdown"]
+    assert "test `test_vat` passes again [t1, t3]" in latest["markdown"]
+    assert small["truncated"] is True
+    assert budget.tokens_of(small) <= 60
+    assert {s["name"] for s in sections["sections"]} >= {"what_changed", "next_steps"}
+    assert tool_error(bad)["fields"] == {
+        "events[0].data.status": ["Must be one of passed, failed, error, skipped."]}
+
+
+def test_a_failed_card_check_keeps_the_card_out_of_the_pack(url: str, world: World):
+    events = [{"event_id": f"r{i}", "event_type": "command_run",
+               "data": {"command": "make lint", "exit_code": 0}}
+              for i in (1, 2)]
+
+    async def work():
+        async with http_client(url, world.owner_token) as client:
+            session = structured(await client.call_tool("session_start", {"space": "webshop"}))["session_id"]
+            await client.call_tool("session_log", {"session_id": session, "events": events})
+            return session
+
+    session = run(work)
+    from prd.models import MemoryCard
+    card = MemoryCard.objects.get(session_id=session, card_type="procedure")
+
+    async def check():
+        async with http_client(url, world.owner_token) as client:
+            checked = structured(await client.call_tool("card_check", {"card_id": card.id, "status": "failed",
+                                                                       "note": "make lint is gone"}))
+            pack = structured(await client.call_tool("context_pack", {"query": "how to run make lint",
+                                                                      "spaces": ["webshop"]}))
+            return checked, pack
+
+    checked, pack = run(check)
+    assert checked["validation"]["status"] == "failed"
+    assert card.memory_id in pack["left_out"]["excluded"]

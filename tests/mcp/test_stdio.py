@@ -35,10 +35,16 @@ def test_the_readme_configuration_serves_every_tool_over_stdio(world: World):
             found = structured(await client.call_tool("recall", {"query": "do shop prices include tax?",
                                                                  "spaces": ["webshop"], "token_budget": 300}))
             hidden = await client.call_tool("memory_stats", {"space": "nowhere"})
-            return names, stored, found, hidden
+            session = structured(await client.call_tool("session_start", {"space": "webshop"}))["session_id"]
+            await client.call_tool("session_log", {"session_id": session, "events": [
+                {"event_type": "handoff", "text": "Prices checked",
+                 "data": {"next_steps": ["Check invoices"]}}]})
+            handoff = structured(await client.call_tool("session_handoff", {"space": "webshop"}))
+            return names, stored, found, hidden, handoff
 
-    names, stored, found, hidden = run(work)
-    assert {"recall", "remember", "prd_context", "recall_reasoning", "memory_stats"} <= names
+    names, stored, found, hidden, handoff = run(work)
+    assert {"recall", "remember", "prd_context", "recall_reasoning", "memory_stats", "session_log"} <= names
+    assert "- Check invoices" in handoff["markdown"]
     assert stored["persisted"] is True
     assert found["memories"][0]["id"] == stored["id"]
     assert tool_error(hidden)["code"] == "not_found"

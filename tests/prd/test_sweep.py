@@ -29,14 +29,15 @@ def test_the_sweep_forms_compacts_and_summarises_what_no_job_did(space):
     services.chain_complete(actor=SYSTEM, chain_id=chain.id)
     assert not FormedMemory.objects.exists()
     # Formation is due at once; compaction and summaries only once their job looks lost.
-    assert tasks.prd_sweep() == {"formed": 1, "compacted": 0, "summarised": 0, "embedded": 0}
+    assert tasks.prd_sweep() == {"formed": 1, "compacted": 0, "summarised": 0, "embedded": 0,
+                                "sessions_compiled": 0}
     assert FormedMemory.objects.filter(rule="requirement_completed").exists()
 
     age(PRDExecution, execution.id, completed_at=True)
     age(ThinkingChain, chain.id, completed_at=True)
     done = tasks.prd_sweep()
 
-    assert done == {"formed": 0, "compacted": 1, "summarised": 1, "embedded": 0}
+    assert done == {"formed": 0, "compacted": 1, "summarised": 1, "embedded": 0, "sessions_compiled": 0}
     assert PRDExecution.objects.get(pk=execution.id).compacted_at is not None
     stored = ThinkingChain.objects.get(pk=chain.id)
     assert stored.summary

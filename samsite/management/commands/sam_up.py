@@ -50,6 +50,7 @@ class Command(BaseCommand):
         call_command("sam_schedules", verbosity=0, stdout=open(os.devnull, "w"))  # noqa: SIM115
         if not no_demo:
             call_command("sam_demo", stdout=self.stdout)
+            call_command("sam_demo_session", stdout=self.stdout)
         password = self._admin_password()
         token = self._demo_token()
         self._banner(host, port, password, token)
