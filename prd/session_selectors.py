@@ -229,8 +229,7 @@ def _active_tasks(actor: Actor, space_ids: list[int], at: datetime) -> list[dict
                 "space": card.space.slug,
                 "source": "agent",
                 "at": _iso(card.evidence_until),
-                "markdown": f"- {card.memory.title} "
-                f"(task state, session `{card.session_id}`, `{card.memory_id}`)",
+                "markdown": f"- {card.memory.title} (task state, `{card.memory_id}`)",
             }
         )
         if len(entries) >= SECTION_ENTRIES * 2:
@@ -272,6 +271,8 @@ def _recent_decisions(actor: Actor, space_ids: list[int], at: datetime) -> list[
     return entries
 
 
+# The Markdown lines cite briefly (SAM's ids cost ~20 tokens each); the JSON entries carry
+# the session and event of each line.
 def _changed_files(sessions: list[AgentSession], at: datetime) -> list[dict[str, Any]]:
     files: dict[str, dict[str, Any]] = {}
     events = SessionEvent.objects.filter(session__in=sessions, event_type="file_change", ts__lte=at).order_by(
@@ -296,9 +297,7 @@ def _changed_files(sessions: list[AgentSession], at: datetime) -> list[dict[str,
             entry["changes"] += 1
     ranked = sorted(files.values(), key=lambda f: (f["at"], f["path"]), reverse=True)[:CHANGED_FILES]
     for entry in ranked:
-        entry["markdown"] = (
-            f"- `{entry['path']}` {entry['change']} ({entry['changes']}×, session `{entry['session']}`)"
-        )
+        entry["markdown"] = f"- `{entry['path']}` {entry['change']} ({entry['changes']}×)"
     return ranked
 
 
@@ -321,7 +320,7 @@ def _open_questions(sessions: list[AgentSession], at: datetime) -> list[dict[str
                     "events": [event.event_id],
                     "source": "agent",
                     "at": _iso(event.ts),
-                    "markdown": f"- {question} (session `{event.session_id}`, `{event.event_id}`)",
+                    "markdown": f"- {question} [{event.event_id}]",
                 }
             )
             if len(entries) >= SECTION_ENTRIES:
