@@ -22,7 +22,8 @@ from samsite.core.errors import Conflict, Forbidden, TooManyAttempts
 from samsite.core.models import Space
 from samsite.core.signals import announce_change
 
-SPACE_SETTINGS = ("name", "kind", "description", "mode", "retention_days", "redaction_allowlist")
+SPACE_SETTINGS = ("name", "kind", "description", "mode", "retention_days", "prune_decayed",
+                  "redaction_allowlist")
 
 
 @transaction.atomic

@@ -387,3 +387,7 @@ class MemoryAdmin(admin.ModelAdmin):
         if memory is not None:
             extra_context["memory_versions"] = memory.versions.select_related("actor").order_by("-version")
         return super().change_view(request, object_id, form_url, extra_context)
+
+
+# The review queue registers its admin in its own module (autodiscovery imports only this one).
+from memories import review_admin  # noqa: E402, F401

@@ -275,6 +275,9 @@ class MemoryStats(models.Model):
     access_count = models.PositiveIntegerField(default=0)
     last_used_at = models.DateTimeField(null=True, blank=True)
     last_accessed_at = models.DateTimeField(null=True, blank=True)
+    # When the decay pass last brought `confidence` up to date (memories.decay); until the
+    # first pass, decay counts from the memory's last update.
+    decayed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "memory stats"
@@ -355,3 +358,47 @@ class MemoryGroupGrant(GroupObjectPermissionBase):
 
     def __str__(self) -> str:
         return f"permission {self.permission_id} on memory {self.content_object_id} for group {self.group_id}"
+
+
+class ReviewKind(models.TextChoices):
+    ARCHIVE_SUGGESTION = "archive_suggestion"
+    CONTESTED = "contested"
+
+
+class ReviewStatus(models.TextChoices):
+    OPEN = "open"
+    RESOLVED = "resolved"
+    DISMISSED = "dismissed"
+
+
+class ReviewItem(models.Model):
+    """Something about a memory that needs a person: the review queue (docs/lifecycle.md).
+
+    `reason` and `evidence` are written by SAM from numbers and ids only (never memory text),
+    so they stay in plaintext. One open item per kind and memory.
+    """
+
+    space = models.ForeignKey(Space, on_delete=models.CASCADE, related_name="review_items")
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="review_items")
+    kind = models.CharField(max_length=24, choices=ReviewKind.choices)
+    status = models.CharField(max_length=12, choices=ReviewStatus.choices, default=ReviewStatus.OPEN)
+    reason = models.CharField(max_length=300)
+    evidence = models.JSONField(default=dict, blank=True)
+    resolution = models.CharField(max_length=24, blank=True, default="")
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                    on_delete=models.SET_NULL, related_name="+")
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["space", "status", "kind", "-created_at"], name="review_space_open")]
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "memory"], condition=Q(status="open"),
+                                    name="review_one_open_per_kind"),
+            models.CheckConstraint(condition=Q(kind__in=ReviewKind.values), name="review_kind_valid"),
+            models.CheckConstraint(condition=Q(status__in=ReviewStatus.values), name="review_status_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.memory_id} ({self.status})"

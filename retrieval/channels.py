@@ -264,7 +264,7 @@ CANDIDATE_COLUMNS = (
     "kind", "memory_type", "priority", "reliability", "importance", "decay_policy", "version",
     "source_type", "source_ref", "source_uri", "created_at", "updated_at", "occurred_at",
     "archived", "content_hash", "confidence", "last_used_at", "last_accessed_at",
-    "access_count", "cosine", "matched_lexemes",
+    "access_count", "usage_count", "decayed_at", "cosine", "matched_lexemes",
 )
 
 
@@ -297,7 +297,7 @@ def candidate_rows(ids: list[str], *, vector: str | None, tokens: dict[str, str]
         "m.tags, m.kind, m.memory_type, m.priority, m.reliability, m.importance, m.decay_policy, "
         "m.version, m.source_type, m.source_ref, m.source_uri, m.created_at, m.updated_at, "
         "m.occurred_at, m.archived, m.content_hash, s.confidence, s.last_used_at, "
-        f"s.last_accessed_at, s.access_count, {cosine}, {lexical} "
+        f"s.last_accessed_at, s.access_count, s.usage_count, s.decayed_at, {cosine}, {lexical} "
         f"FROM {MEMORY} m JOIN {MEMORY_STATS} s ON s.memory_id = m.id "
         f"JOIN {SPACE} sp ON sp.id = m.space_id WHERE m.id = ANY(%s) ORDER BY m.id"
     )

@@ -307,10 +307,7 @@ def _signals(row: dict[str, Any], *, query_text: str, task: str, context_tags: l
     else:
         tag_signal = min(1.0, len(memory_tags & query_words) / 2)
     last_used = row["last_used_at"] or row["updated_at"]
-    confidence = scoring.effective_confidence(
-        row["confidence"], days_since_update=scoring.days_between(now, row["updated_at"]) or 0.0,
-        decay_policy=row["decay_policy"] or {},
-    )
+    confidence = scoring.effective_confidence(row, now=now)
     return scoring.Signals(
         semantic=max(0.0, min(1.0, float(row["cosine"] or 0.0))),
         lexical=lexical,

@@ -6,7 +6,7 @@ Every signal is in [0, 1]:
 - exact: canonical phrases found verbatim in the query or task, min(1, hits / min(n, 2))
 - tags: share of the context's tags (filters, ui tags, tags named in the query) it carries
 - recency: exp(-days since last used (else updated) / recency window)
-- confidence: effective confidence, the stored one decayed by the memory's half-life
+- confidence: effective confidence, the stored one decayed up to now (memories.decay)
 - importance: the memory's importance
 - access: 1 / (1 + days since last accessed / 7), 0 if never accessed
 
@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
+
+from memories import decay
 
 SIGNALS = ("semantic", "lexical", "exact", "tags", "recency", "confidence", "importance", "access")
 
@@ -146,12 +148,19 @@ def access_signal(days: float | None) -> float:
     return 0.0 if days is None else 1.0 / (1.0 + days / 7.0)
 
 
-def effective_confidence(confidence: float, *, days_since_update: float, decay_policy: dict) -> float:
-    """Stored confidence decayed by the memory's half-life (docs/recall.md, "Scoring")."""
-    if decay_policy.get("type") != "exponential":
-        return confidence
-    half_life = float(decay_policy.get("half_life_days") or 90)
-    return confidence * 0.5 ** (days_since_update / half_life)
+def effective_confidence(row: dict, *, now: datetime) -> float:
+    """The stored confidence brought up to `now` by memories.decay, from the memory's last
+    decay pass (or its last update before the first pass): the nightly job stores the same
+    value, so a recall between passes sees what the next pass will write."""
+    since = row.get("decayed_at") or row["updated_at"]
+    accessed = row.get("last_accessed_at")
+    recent = accessed is not None and (now - accessed).total_seconds() <= decay.RECENT_ACCESS_DAYS * 86400
+    inputs = decay.DecayInputs(
+        memory_type=row["memory_type"], decay_policy=row["decay_policy"] or {},
+        importance=float(row["importance"]), usage_count=int(row.get("usage_count") or 0),
+        reliability=row["reliability"], priority=row["priority"], accessed_recently=recent,
+    )
+    return decay.decayed(float(row["confidence"]), max(0.0, (now - since).total_seconds() / 86400), inputs)
 
 
 def exact_signal(hits: int, n_phrases: int) -> float:

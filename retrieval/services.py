@@ -8,7 +8,6 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import F
-from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from governance import access, privacy
@@ -19,9 +18,6 @@ from retrieval.pipeline import RecallResult
 from samsite.core.actor import Actor
 from samsite.core.models import Space
 from samsite.core.results import WriteResult
-
-# A recalled memory's confidence is raised to at least this (docs/recall.md, "Pipeline", step 9).
-ACCESS_CONFIDENCE_FLOOR = 0.8
 
 
 @transaction.atomic
@@ -55,7 +51,6 @@ def _record_event(actor: Actor, result: RecallResult, active_task: str) -> Write
         MemoryStats.objects.filter(memory_id__in=ids).update(
             access_count=F("access_count") + 1,
             last_accessed_at=timezone.now(),
-            confidence=Greatest(F("confidence"), ACCESS_CONFIDENCE_FLOOR),
         )
     # What was asked is stored text like any other: redacted first.
     kept = {"query_text": result.query_text, "active_task": active_task}

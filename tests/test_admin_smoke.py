@@ -40,7 +40,7 @@ CURATOR_APPS = ("core", "memories", "governance", "audit", "prd")
 NO_ADD_PAGE = frozenset({
     "audit.AuditEvent", "governance.ApiToken", "governance.DataKey", "prd.PRDExecution",
     "prd.PRDEvent", "prd.PRDDecision", "prd.ThinkingChain", "prd.FormedMemory", "prd.AgentSession",
-    "prd.SessionEvent", "prd.MemoryCard",
+    "prd.SessionEvent", "prd.MemoryCard", "memories.ReviewItem",
     "django_q.Success", "django_q.Failure", "django_q.OrmQ",
 })
 # Models outside CURATOR_APPS: a curator holds no permission on them, so every page is 403.
@@ -91,7 +91,9 @@ def populated(readers, on_commit) -> Space:
     space = Space.objects.get(slug="webshop")
     membership_grant(actor=SYSTEM, space=space, role="curator", user=readers["curator"][1])
     with on_commit():  # the embedding job runs (inline) and leaves a Success row
-        make_memory(space)
+        memory = make_memory(space)
+    assert api.post(f"/api/v1/memories/{memory.id}/contradict/", {"reason": "smoke"},
+                    format="json").status_code == 200  # a review item
     for user in (owner, readers["curator"][1]):
         api_token_issue(user=user, name="smoke")
     user_mode_set(actor=SYSTEM, user=UserFactory(username="smoke-paused"), mode="paused")

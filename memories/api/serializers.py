@@ -55,6 +55,7 @@ class SpaceOutputSerializer(serializers.Serializer):
     description = serializers.CharField()
     mode = serializers.ChoiceField(choices=Mode.choices)
     retention_days = serializers.IntegerField(allow_null=True)
+    prune_decayed = serializers.BooleanField()
     redaction_allowlist = serializers.ListField(child=serializers.CharField())
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
@@ -75,6 +76,9 @@ class SpaceSettingsSerializer(JSONInputSerializer):
     mode = serializers.ChoiceField(choices=Mode.choices, required=False)
     retention_days = serializers.ChoiceField(choices=Retention.choices, allow_null=True,
                                              required=False, help_text="7, 30, 90 or null (forever)")
+    prune_decayed = serializers.BooleanField(
+        required=False, help_text="Let the nightly job delete memories whose confidence fell below 0.1 "
+                                  "(default false: they are only suggested for archiving)")
     redaction_allowlist = serializers.ListField(
         child=serializers.CharField(max_length=200), max_length=500, required=False
     )

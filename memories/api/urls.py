@@ -1,12 +1,13 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from memories.api import views
+from memories.api import lifecycle, views
 from memories.api.restrict import MemoryRestrictView
 
 router = SimpleRouter(trailing_slash=True)
 router.register("spaces", views.SpaceViewSet, basename="space")
 router.register("memories", views.MemoryViewSet, basename="memory")
+router.register("review", lifecycle.ReviewViewSet, basename="review")
 
 urlpatterns = [
     path("schema/memory-entry.json", views.memory_entry_schema, name="memory-entry-schema"),

@@ -23,6 +23,7 @@ from governance.modes import WriteOutcome
 from memories import curation, selectors, services
 from memories.api import serializers as s
 from memories.api.idempotency import HEADER_PARAMETER, idempotent
+from memories.api.lifecycle import FeedbackViews
 from memories.models import Memory
 from memories.schema import MEMORY_ENTRY_SCHEMA
 from samsite.api.exceptions import error_body, flatten_errors
@@ -136,7 +137,7 @@ class SpaceViewSet(viewsets.ViewSet):
         return Response(retention.space_forget(actor=request.user, slug=slug))
 
 
-class MemoryViewSet(viewsets.ViewSet):
+class MemoryViewSet(FeedbackViews, viewsets.ViewSet):
     lookup_value_regex = r"[A-Za-z0-9_-]+"
     pagination_class = StandardPagination  # what drf-spectacular reads to document the list envelope
 

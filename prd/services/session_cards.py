@@ -404,3 +404,21 @@ def card_create(*, actor: Actor, data: CardInput) -> MemoryCard:
             after={"card_type": card.card_type, "evidence": sorted(found)},
         )
     return card
+
+
+def cards_ttl_check(*, dry_run: bool = False) -> int:
+    """Record as stale every card whose last check is older than its TTL (packs already
+    treat them so; this makes the status the API, the admin and filters show agree).
+    Returns how many cards went stale."""
+    now = timezone.now()
+    aging = MemoryCard.objects.select_related("space").filter(
+        status__in=[CardStatus.PASS, CardStatus.UNCHECKED], ttl_days__gt=0)
+    stale = [c for c in aging.iterator() if session_rules.effective_status(
+        c.status, checked_at=c.checked_at, ttl_days=c.ttl_days, at=now) == CardStatus.STALE]
+    if not dry_run:
+        for card in stale:
+            with transaction.atomic():
+                _record_check(card, status=CardStatus.STALE, validator="sam.rules.ttl",
+                              note=f"last checked more than {card.ttl_days} days ago", event_pk=None,
+                              actor=SYSTEM, checked_at=now)
+    return len(stale)

@@ -49,6 +49,10 @@ class Space(models.Model):
     retention_days = models.PositiveSmallIntegerField(
         choices=Retention.choices, null=True, blank=True, help_text="Empty keeps memories forever."
     )
+    # Whether the nightly job may delete memories whose confidence fell below the prune
+    # floor (docs/lifecycle.md). Off by default: below their floor they are suggested for
+    # archiving, never deleted.
+    prune_decayed = models.BooleanField(default=False)
     # Usernames and account ids that redaction keeps in this space (case-insensitive).
     redaction_allowlist = ArrayField(models.CharField(max_length=200), default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

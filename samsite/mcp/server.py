@@ -275,6 +275,18 @@ def build_server(default_caller: Caller | None = None) -> MCPServer:
                 "left_out": {"failed": len(report.get("failed", [])), "stale": len(report.get("stale", [])),
                              "excluded": report.get("excluded", [])}}
 
+    @server.tool(description="Tell SAM how a memory served you: `confirm` (it still holds: more "
+                             "confidence), `contradict` (it is wrong: contested, less confidence, and a "
+                             "curator reviews it), `used` (your answer relied on it: it fades more slowly).")
+    def memory_feedback(memory_id: MemoryId, feedback: Literal["confirm", "contradict", "used"],
+                        reason: Annotated[str, Field(description="Why (contradict).", max_length=500)] = "",
+                        ctx: Context | None = None) -> dict[str, Any]:
+        body = {"reason": reason} if feedback == "contradict" else None
+        answer = tools.api(ctx, "POST", f"/api/v1/memories/{memory_id}/{feedback}/", body=body)
+        return {"memory_id": answer["memory"], "confidence": answer["confidence"],
+                "reliability": answer["reliability"], "recorded": answer["recorded"],
+                "review_item": answer["review_item"]}
+
     @server.tool(description="Start a working session in a space (or resume the one with your `key`), "
                              "then log what happens in it with `session_log`. SAM compiles the events into "
                              "memory cards and a handoff for the next session.")

@@ -7,6 +7,7 @@ import httpx2
 import pytest
 from mcp import MCPError
 
+from memories.models import MemoryStats, ReviewItem
 from samsite.mcp import budget
 from tests.mcp.conftest import World, http_client, run, structured, tool_error
 
@@ -14,7 +15,7 @@ TOOLS = {
     "recall", "remember", "forget", "prd_context", "prd_event", "prd_decision", "start_thinking", "think",
     "finish_thinking", "recall_reasoning", "search_past_solutions", "find_similar_issues",
     "get_project_patterns", "recall_decision", "get_category_summary", "context_pack", "memory_stats",
-    "augment_prompt", "session_start", "session_log", "session_handoff", "card_check",
+    "augment_prompt", "session_start", "session_log", "session_handoff", "card_check", "memory_feedback",
 }
 
 
@@ -278,3 +279,22 @@ def test_a_failed_card_check_keeps_the_card_out_of_the_pack(url: str, world: Wor
     checked, pack = run(check)
     assert checked["validation"]["status"] == "failed"
     assert card.memory_id in pack["left_out"]["excluded"]
+
+
+def test_feedback_through_the_tool_reaches_the_memory(url: str, world: World):
+    async def work():
+        async with http_client(url, world.owner_token) as client:
+            found = structured(await client.call_tool("recall",
+                                                      {"query": "how do we store amounts of money?"}))
+            memory_id = found["memories"][0]["id"]
+            used = structured(await client.call_tool("memory_feedback",
+                                                     {"memory_id": memory_id, "feedback": "used"}))
+            contradicted = structured(await client.call_tool("memory_feedback", {
+                "memory_id": memory_id, "feedback": "contradict", "reason": "we moved to integer cents"}))
+            return memory_id, used, contradicted
+
+    memory_id, used, contradicted = run(work)
+    assert used["recorded"] is True
+    assert MemoryStats.objects.get(memory_id=memory_id).usage_count == 1
+    assert contradicted["reliability"] == "contested"
+    assert ReviewItem.objects.get(pk=contradicted["review_item"]).memory_id == memory_id

@@ -12,12 +12,14 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 from django.conf import settings
 from django.db import connection
+from django.utils import timezone
 from django_q.models import OrmQ
 
 from memories.models import Memory
@@ -116,3 +118,24 @@ def test_a_failed_embedding_is_retried_by_the_cluster_scheduler():
     assert stored.embedding_model == "fake-embed-1"
     assert stored.embedding_attempts == 2
     assert len(endpoint.requests) == 2
+
+
+def test_the_nightly_maintenance_runs_in_the_cluster():
+    from django_q.tasks import async_task
+
+    from memories.models import MemoryStats, ReviewItem
+
+    space = SpaceFactory(slug="cluster-nightly")
+    memory = make_memory(space, title="A memory that fades", memory_type="episodic")
+    MemoryStats.objects.filter(memory=memory).update(confidence=0.45,
+                                                     decayed_at=timezone.now() - timedelta(days=30))
+    async_task("samsite.maintenance.nightly", task_name="nightly by hand")
+    cluster = start_cluster()
+    try:
+        wait_for(lambda: ReviewItem.objects.filter(memory=memory, kind="archive_suggestion").exists(),
+                 timeout=90, process=cluster)
+    finally:
+        stop_cluster(cluster)
+    stats = MemoryStats.objects.get(memory=memory)
+    assert stats.confidence < 0.45 * 0.98 ** 20  # thirty days of episodic decay, at least
+    assert stats.decayed_at > timezone.now() - timedelta(minutes=5)

@@ -119,7 +119,7 @@ def test_a_memory_is_recalled_by_text_before_its_embedding_is_ready(api, space):
     assert ranked[0]["signals"]["semantic"] == 0.0
 
 
-def test_tracking_counts_access_raises_confidence_and_stores_the_event(api, store):
+def test_tracking_counts_access_and_stores_the_event_without_raising_confidence(api, store):
     memory = store["Dana is vegetarian"]
     MemoryStats.objects.filter(memory=memory).update(confidence=0.5)
     cache.clear()
@@ -129,7 +129,7 @@ def test_tracking_counts_access_raises_confidence_and_stores_the_event(api, stor
     stats = MemoryStats.objects.get(memory=memory)
     assert stats.access_count == 1
     assert stats.last_accessed_at is not None
-    assert stats.confidence == 0.8
+    assert stats.confidence == 0.5  # being found is not being right (docs/lifecycle.md)
     event = RecallEvent.objects.get()
     assert event.memory_ids[0] == memory.id
     assert event.items[0]["rationale"] == body["data"]["ranked_memory_list"][0]["rationale"]

@@ -1,5 +1,7 @@
 """Scoring arithmetic, thresholds and their exceptions, rationales and conflicts (pure)."""
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from retrieval import explain, scoring
@@ -46,9 +48,16 @@ def test_recency_and_decay_follow_their_formulas():
     assert scoring.recency_signal(0, 30) == 1.0
     assert scoring.recency_signal(30, 30) == pytest.approx(0.3679, abs=1e-4)
     assert scoring.recency_signal(None, 30) == 0.0
-    policy = {"type": "exponential", "half_life_days": 90}
-    assert scoring.effective_confidence(0.8, days_since_update=90, decay_policy=policy) == pytest.approx(0.4)
-    assert scoring.effective_confidence(0.8, days_since_update=90, decay_policy={"type": "none"}) == 0.8
+    now = datetime(2026, 6, 1, tzinfo=UTC)
+    row = {"confidence": 0.8, "updated_at": now - timedelta(days=90), "decayed_at": None,
+           "memory_type": "semantic", "decay_policy": {"type": "exponential", "half_life_days": 90},
+           "importance": 0.0, "usage_count": 0, "reliability": "unverified", "priority": "normal",
+           "last_accessed_at": None}
+    # Semantic (0.995 a day) and a 90-day half-life, both over 90 days: 0.8 x 0.5 x 0.995^90.
+    assert scoring.effective_confidence(row, now=now) == pytest.approx(0.8 * 0.5 * 0.995 ** 90)
+    # From the last decay pass, not the last update; `none` never decays.
+    assert scoring.effective_confidence({**row, "decayed_at": now}, now=now) == 0.8
+    assert scoring.effective_confidence({**row, "decay_policy": {"type": "none"}}, now=now) == 0.8
 
 
 def test_exact_signal_counts_phrase_hits():

@@ -1,6 +1,6 @@
 """Create or update SAM's periodic jobs. Idempotent: run it as often as you like."""
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.core.management.base import BaseCommand
 from django.utils import timezone
@@ -43,7 +43,23 @@ SCHEDULES = [
         "func": "governance.tasks.retention_sweep",
         "schedule_type": Schedule.HOURLY,
     },
+    # The lifecycle (docs/lifecycle.md, "Jobs"), at night in UTC.
+    {"name": "sam: nightly maintenance (decay, archive suggestions, pruning)",
+     "func": "samsite.maintenance.nightly", "schedule_type": Schedule.DAILY, "first_run_at_hour": 3},
+    {"name": "sam: weekly maintenance (stale cards, PRD work left behind)",
+     "func": "samsite.maintenance.weekly", "schedule_type": Schedule.WEEKLY, "first_run_at_hour": 4},
+    {"name": "sam: monthly maintenance (planner statistics, lifecycle statistics)",
+     "func": "samsite.maintenance.monthly", "schedule_type": Schedule.MONTHLY, "first_run_at_hour": 5},
 ]
+
+
+def _first_run(offset_seconds: float, at_hour: int | None) -> datetime:
+    now = timezone.now()
+    if at_hour is None:
+        return now + timedelta(seconds=offset_seconds)
+    # The next time it is `at_hour`:00 UTC.
+    start = now.replace(hour=at_hour, minute=0, second=0, microsecond=0)
+    return start if start > now else start + timedelta(days=1)
 
 
 class Command(BaseCommand):
@@ -54,10 +70,11 @@ class Command(BaseCommand):
             spec = dict(spec)
             name = spec.pop("name")
             offset = spec.pop("first_run_offset_seconds", 0)
+            at_hour = spec.pop("first_run_at_hour", None)
             # next_run is set on creation only: updating must not move a schedule's phase.
             _, created = Schedule.objects.update_or_create(
                 name=name, defaults={**spec, "repeats": -1},
                 create_defaults={**spec, "repeats": -1,
-                                 "next_run": timezone.now() + timedelta(seconds=offset)},
+                                 "next_run": _first_run(offset, at_hour)},
             )
             self.stdout.write(f"{'created' if created else 'updated'}: {name}")

@@ -1,0 +1,142 @@
+"""Feedback on memories and the review queue API (docs/lifecycle.md): input serializer -> one
+service or selector call -> output serializer."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from governance import access
+from memories import feedback
+from memories.api.serializers import MemoryReasonInputSerializer
+from memories.models import Memory, ReviewItem, ReviewKind, ReviewStatus
+from samsite.api.fields import JSONInputSerializer, QueryParamsSerializer
+from samsite.api.openapi import error_responses
+from samsite.api.pagination import StandardPagination, paginated
+
+ERRORS = error_responses(400, 401, 404)
+WRITE_ERRORS = {
+    **ERRORS,
+    **error_responses(
+        403, 409, e409="The memory mode refuses writes now (paused, off), or the item is closed already"
+    ),
+}
+
+
+class FeedbackOutputSerializer(serializers.Serializer):
+    memory = serializers.CharField(source="memory.id")
+    confidence = serializers.FloatField(help_text="The memory's stored confidence after the feedback")
+    reliability = serializers.CharField(source="memory.reliability")
+    recorded = serializers.BooleanField(help_text="False when the memory mode keeps no trace of it")
+    review_item = serializers.IntegerField(source="review_item.pk", allow_null=True, default=None)
+
+
+class ReviewItemOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=ReviewKind.choices)
+    status = serializers.ChoiceField(choices=ReviewStatus.choices)
+    space = serializers.CharField(source="space.slug")
+    memory = serializers.CharField(source="memory_id")
+    memory_title = serializers.CharField(source="memory.title")
+    reason = serializers.CharField()
+    evidence = serializers.DictField()
+    resolution = serializers.CharField()
+    resolved_at = serializers.DateTimeField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+class ReviewListQuerySerializer(QueryParamsSerializer):
+    space = serializers.CharField(required=False, help_text="Comma-separated space slugs")
+    kind = serializers.ChoiceField(choices=ReviewKind.choices, required=False)
+    status = serializers.ChoiceField(choices=ReviewStatus.choices, required=False, default=ReviewStatus.OPEN)
+
+
+class ReviewResolveInputSerializer(JSONInputSerializer):
+    action = serializers.ChoiceField(
+        choices=["archive", "keep", "revised", "dismiss"],
+        help_text="archive_suggestion: archive, keep or dismiss; contested: archive, keep (confirmed), "
+        "revised (you wrote a new version) or dismiss",
+    )
+    note = serializers.CharField(required=False, allow_blank=True, max_length=500, default="")
+
+
+class FeedbackViews:
+    """The feedback actions of MemoryViewSet (memories/api/views.py mixes them in)."""
+
+    @extend_schema(
+        request=None,
+        responses={200: FeedbackOutputSerializer, **WRITE_ERRORS},
+        summary="Confirm a memory still holds (+0.02 confidence, up to 0.95)",
+    )
+    @action(detail=True, methods=["post"])
+    def confirm(self, request: Request, pk: str) -> Response:
+        return Response(
+            FeedbackOutputSerializer(feedback.memory_confirm(actor=request.user, memory_id=pk)).data
+        )
+
+    @extend_schema(
+        request=MemoryReasonInputSerializer,
+        responses={200: FeedbackOutputSerializer, **WRITE_ERRORS},
+        summary="Say a memory is wrong: contested, −0.10 confidence, and a review item",
+    )
+    @action(detail=True, methods=["post"])
+    def contradict(self, request: Request, pk: str) -> Response:
+        data = MemoryReasonInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        result = feedback.memory_contradict(
+            actor=request.user, memory_id=pk, reason=data.validated_data["reason"]
+        )
+        return Response(FeedbackOutputSerializer(result).data)
+
+    @extend_schema(
+        request=None,
+        responses={200: FeedbackOutputSerializer, **ERRORS},
+        summary="Say an answer used a memory (usage count, last used; slows its decay)",
+    )
+    @action(detail=True, methods=["post"])
+    def used(self, request: Request, pk: str) -> Response:
+        return Response(FeedbackOutputSerializer(feedback.memory_used(actor=request.user, memory_id=pk)).data)
+
+
+class ReviewViewSet(viewsets.ViewSet):
+    lookup_value_regex = r"[0-9]+"
+    pagination_class = StandardPagination
+
+    @extend_schema(
+        parameters=[ReviewListQuerySerializer],
+        responses={200: ReviewItemOutputSerializer(many=True), **ERRORS},
+        summary="The review queue: what needs a person (open items by default)",
+    )
+    def list(self, request: Request) -> Response:
+        query = ReviewListQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        q = query.validated_data
+        rows = access.restrict(ReviewItem.objects.select_related("space", "memory"), request.user)
+        rows = rows.filter(memory__in=access.restrict(Memory.objects.all(), request.user).values("pk"))
+        spaces = [s.strip() for s in (q.get("space") or "").split(",") if s.strip()]
+        if spaces:
+            rows = rows.filter(space__slug__in=spaces)
+        if q.get("kind"):
+            rows = rows.filter(kind=q["kind"])
+        rows = rows.filter(status=q["status"]).order_by("-created_at", "-id")
+        return paginated(self, request, rows, ReviewItemOutputSerializer)
+
+    @extend_schema(
+        request=ReviewResolveInputSerializer,
+        responses={200: ReviewItemOutputSerializer, **WRITE_ERRORS},
+        summary="Resolve a review item (curators and owners)",
+    )
+    @action(detail=True, methods=["post"])
+    def resolve(self, request: Request, pk: str) -> Response:
+        data = ReviewResolveInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        item = feedback.review_resolve(
+            actor=request.user,
+            item_id=int(pk),
+            action=data.validated_data["action"],
+            note=data.validated_data["note"],
+        )
+        return Response(ReviewItemOutputSerializer(item).data)

@@ -1,0 +1,278 @@
+"""The memory lifecycle jobs: the decay pass, archive suggestions, pruning and statistics
+(docs/lifecycle.md).
+
+The decay pass updates MemoryStats only, a narrow table without vectors, in batches of
+memory ids, each its own short transaction, so recall keeps reading while it runs. It
+computes memories.decay's formula in SQL (a test holds the two to agree) from the time of
+the memory's last pass, so running it twice, or late, neither doubles nor skips a day.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import connection, transaction
+from django.db.models import Avg, Count, F, FloatField, Q, Value
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast, Coalesce
+from django.utils import timezone
+
+from governance import policy
+from governance.access import SYSTEM
+from governance.modes import WriteOutcome
+from memories import decay, services
+from memories.models import Memory, MemoryStats, ReviewItem, ReviewKind, ReviewStatus
+from samsite.core.models import Space
+
+logger = logging.getLogger(__name__)
+
+BATCH = 5000
+
+# memories.decay.daily_loss, in SQL. Parameters: %(recent)s, the start of the recent-access
+# window. The half-life comes from the policy (validated on write: a whole number of days).
+LOSS_SQL = f"""
+CASE WHEN m.priority = '{decay.PINNED_PRIORITY}'
+          OR COALESCE(m.decay_policy->>'type', 'exponential') <> 'exponential' THEN 0.0
+ELSE (1.0 - (CASE m.memory_type WHEN 'episodic' THEN {decay.TYPE_DAILY_RATE["episodic"]}
+                                WHEN 'procedural' THEN {decay.TYPE_DAILY_RATE["procedural"]}
+                                ELSE {decay.DEFAULT_TYPE_RATE} END)
+             * power(0.5, 1.0 / COALESCE(NULLIF((m.decay_policy->>'half_life_days')::float8, 0),
+                                         {decay.DEFAULT_HALF_LIFE_DAYS})))
+     * (1.0 - {decay.IMPORTANCE_SLOWDOWN} * LEAST(GREATEST(m.importance, 0.0), 1.0))
+     / (1.0 + ln(1.0 + GREATEST(s.usage_count, 0)))
+     * CASE WHEN s.last_accessed_at >= %(recent)s THEN {decay.RECENT_ACCESS_FACTOR} ELSE 1.0 END
+     * CASE WHEN m.reliability = 'confirmed' THEN {decay.CONFIRMED_FACTOR} ELSE 1.0 END
+END"""
+
+DECAY_SQL = f"""
+WITH batch AS (
+    SELECT s.memory_id,
+           ({LOSS_SQL}) AS loss,
+           GREATEST(0.0, EXTRACT(EPOCH FROM (%(now)s - COALESCE(s.decayed_at, m.updated_at))) / 86400.0)
+               AS days
+    FROM memories_memorystats s JOIN memories_memory m ON m.id = s.memory_id
+    WHERE m.archived = false AND m.id > %(after)s {{space_filter}}
+    ORDER BY m.id
+    LIMIT %(batch)s
+)
+UPDATE memories_memorystats s
+SET confidence = GREATEST(0.0, s.confidence * power(1.0 - batch.loss, batch.days)),
+    decayed_at = %(now)s
+FROM batch
+WHERE s.memory_id = batch.memory_id
+RETURNING s.memory_id
+"""
+
+
+@dataclass
+class DecayReport:
+    memories: int = 0
+    batches: int = 0
+    seconds: float = 0.0
+    dry_run: bool = False
+    # Mean confidence of the memories the pass looked at, before and after (dry runs: after
+    # is what the pass would write).
+    mean_before: float | None = None
+    mean_after: float | None = None
+
+
+def decay_pass(
+    *,
+    now: datetime | None = None,
+    space_ids: list[int] | None = None,
+    dry_run: bool = False,
+    batch: int = BATCH,
+) -> DecayReport:
+    """Bring every active memory's stored confidence up to `now`."""
+    now = now or timezone.now()
+    report = DecayReport(dry_run=dry_run)
+    started = timezone.now()
+    if dry_run:
+        report.mean_before, report.mean_after, report.memories = _decay_preview(now, space_ids)
+        report.seconds = round((timezone.now() - started).total_seconds(), 3)
+        return report
+    report.mean_before = _mean_confidence(space_ids)
+    space_filter = "AND m.space_id = ANY(%(spaces)s)" if space_ids is not None else ""
+    sql = DECAY_SQL.format(space_filter=space_filter)
+    after = ""
+    while True:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(
+                sql,
+                {
+                    "now": now,
+                    "recent": now - timedelta(days=decay.RECENT_ACCESS_DAYS),
+                    "after": after,
+                    "batch": batch,
+                    "spaces": space_ids or [],
+                },
+            )
+            ids = [row[0] for row in cursor.fetchall()]
+        if not ids:
+            break
+        report.memories += len(ids)
+        report.batches += 1
+        after = max(ids)
+    report.mean_after = _mean_confidence(space_ids)
+    report.seconds = round((timezone.now() - started).total_seconds(), 3)
+    logger.info(
+        "decay pass: %d memories in %d batches, %.2f s", report.memories, report.batches, report.seconds
+    )
+    return report
+
+
+def _mean_confidence(space_ids: list[int] | None) -> float | None:
+    rows = MemoryStats.objects.filter(memory__archived=False)
+    if space_ids is not None:
+        rows = rows.filter(memory__space_id__in=space_ids)
+    mean = rows.aggregate(mean=Avg("confidence"))["mean"]
+    return round(mean, 4) if mean is not None else None
+
+
+def _decay_preview(now: datetime, space_ids: list[int] | None) -> tuple[float | None, float | None, int]:
+    space_filter = "AND m.space_id = ANY(%(spaces)s)" if space_ids is not None else ""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            SELECT count(*), avg(s.confidence),
+                   avg(GREATEST(0.0, s.confidence * power(1.0 - ({LOSS_SQL}), GREATEST(0.0,
+                       EXTRACT(EPOCH FROM (%(now)s - COALESCE(s.decayed_at, m.updated_at))) / 86400.0))))
+            FROM memories_memorystats s JOIN memories_memory m ON m.id = s.memory_id
+            WHERE m.archived = false {space_filter}
+        """,
+            {"now": now, "recent": now - timedelta(days=decay.RECENT_ACCESS_DAYS), "spaces": space_ids or []},
+        )
+        count, before, after = cursor.fetchone()
+    return (
+        round(before, 4) if before is not None else None,
+        round(after, 4) if after is not None else None,
+        count,
+    )
+
+
+# --- archive suggestions --------------------------------------------------------------
+
+
+def archive_suggestions(*, space_ids: list[int] | None = None, dry_run: bool = False) -> list[dict[str, Any]]:
+    """Open a review item for each active memory whose confidence fell below its policy's
+    `min_confidence` (0.4 unless the policy says), unless one is open already. Nothing is
+    archived: a curator decides (docs/lifecycle.md, "The review queue")."""
+    floor = Coalesce(
+        Cast(KeyTextTransform("min_confidence", "memory__decay_policy"), FloatField()),
+        Value(decay.DEFAULT_MIN_CONFIDENCE),
+    )
+    below = (
+        MemoryStats.objects.filter(memory__archived=False)
+        .alias(floor=floor)
+        .filter(confidence__lt=F("floor"))
+        .exclude(
+            memory__review_items__kind=ReviewKind.ARCHIVE_SUGGESTION,
+            memory__review_items__status=ReviewStatus.OPEN,
+        )
+    )
+    if space_ids is not None:
+        below = below.filter(memory__space_id__in=space_ids)
+    found = [
+        {
+            "memory": memory_id,
+            "space_id": space_id,
+            "confidence": round(confidence, 4),
+            "min_confidence": round(minimum, 4),
+        }
+        for memory_id, space_id, confidence, minimum in below.annotate(minimum=floor)
+        .values_list("memory_id", "memory__space_id", "confidence", "minimum")
+        .order_by("memory_id")
+    ]
+    if not dry_run:
+        ReviewItem.objects.bulk_create(
+            [
+                ReviewItem(
+                    space_id=f["space_id"],
+                    memory_id=f["memory"],
+                    kind=ReviewKind.ARCHIVE_SUGGESTION,
+                    reason=f"confidence {f['confidence']:.2f} fell below its minimum "
+                    f"{f['min_confidence']:.2f}",
+                    evidence={"confidence": f["confidence"], "min_confidence": f["min_confidence"]},
+                )
+                for f in found
+            ],
+            ignore_conflicts=True,
+        )
+    return found
+
+
+# --- pruning --------------------------------------------------------------------------
+
+
+@dataclass
+class PruneReport:
+    dry_run: bool
+    pruned: list[str] = field(default_factory=list)
+    # Spaces left alone: their policy does not opt in, or their mode refuses writes now.
+    skipped_spaces: dict[str, str] = field(default_factory=dict)
+
+
+def prune(*, dry_run: bool = False, space_ids: list[int] | None = None) -> PruneReport:
+    """Delete active memories below the prune floor (0.1), in spaces whose policy opts in
+    (`prune_decayed`) and whose mode allows writes. Pinned (core) and confirmed memories are
+    never pruned. Each deletion goes through memories.services (a `delete` audit row each,
+    versions and grants with it)."""
+    report = PruneReport(dry_run=dry_run)
+    spaces = Space.objects.all() if space_ids is None else Space.objects.filter(pk__in=space_ids)
+    for space in spaces.order_by("pk"):
+        if not space.prune_decayed:
+            report.skipped_spaces[space.slug] = "policy does not opt in"
+            continue
+        if policy.policy(SYSTEM, space).write is not WriteOutcome.STORE:
+            report.skipped_spaces[space.slug] = f"mode is {space.mode}"
+            continue
+        doomed = list(
+            Memory.objects.filter(space=space, archived=False, stats__confidence__lt=decay.PRUNE_FLOOR)
+            .exclude(priority=decay.PINNED_PRIORITY)
+            .exclude(reliability="confirmed")
+            .order_by("id")
+            .values_list("id", flat=True)
+        )
+        if not doomed:
+            continue
+        report.pruned += doomed
+        if dry_run:
+            continue
+        for memory_id in doomed:
+            services.memory_delete(actor=SYSTEM, memory_id=memory_id)
+        logger.info("pruned %d memories of space %s below %.2f", len(doomed), space.slug, decay.PRUNE_FLOOR)
+    return report
+
+
+# --- statistics -----------------------------------------------------------------------
+
+
+def statistics() -> dict[str, Any]:
+    """What the lifecycle looks like now, per memory type: counts, mean confidence, how many
+    are below their archive floor or the prune floor, and the open review items."""
+    active = MemoryStats.objects.filter(memory__archived=False)
+    by_type = {
+        row["memory__memory_type"]: {
+            "memories": row["n"],
+            "mean_confidence": round(row["mean"] or 0, 4),
+            "below_prune_floor": row["pruneable"],
+        }
+        for row in active.values("memory__memory_type").annotate(
+            n=Count("memory_id"),
+            mean=Avg("confidence"),
+            pruneable=Count("memory_id", filter=Q(confidence__lt=decay.PRUNE_FLOOR)),
+        )
+    }
+    never = active.filter(decayed_at__isnull=True).count()
+    review = dict(
+        ReviewItem.objects.filter(status=ReviewStatus.OPEN).values_list("kind").annotate(n=Count("id"))
+    )
+    return {
+        "by_type": dict(sorted(by_type.items())),
+        "never_decayed": never,
+        "open_review_items": review,
+        "archived": Memory.objects.filter(archived=True).count(),
+    }

@@ -1,0 +1,64 @@
+"""The scheduled maintenance of SAM, by period (docs/lifecycle.md, "Jobs"): which app's job
+runs when. Each job is its app's own; this module only wires them together, for the
+django-q2 schedules (`sam_schedules`) and `manage.py sam_maintenance`.
+
+- nightly: the decay pass, archive suggestions, pruning in spaces that opt in;
+- weekly: memory cards whose last check is older than their TTL recorded as stale, and PRD
+  summaries and formation left behind;
+- monthly: statistics refreshed for the planner and recall, and the lifecycle statistics.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict
+from typing import Any
+
+from django.db import connection
+
+from memories import maintenance
+from prd import tasks as prd_tasks
+from prd.services import session_cards
+from retrieval.tasks import lexeme_stats_refresh
+
+logger = logging.getLogger(__name__)
+
+PERIODS = ("nightly", "weekly", "monthly")
+
+
+def nightly(*, dry_run: bool = False) -> dict[str, Any]:
+    decayed = maintenance.decay_pass(dry_run=dry_run)
+    # A dry run has not lowered anything: suggestions are listed from the stored values.
+    suggested = maintenance.archive_suggestions(dry_run=dry_run)
+    pruned = maintenance.prune(dry_run=dry_run)
+    return {
+        "period": "nightly",
+        "dry_run": dry_run,
+        "decay": asdict(decayed),
+        "archive_suggestions": len(suggested),
+        "pruned": len(pruned.pruned),
+        "pruned_memories": pruned.pruned,
+        "prune_skipped_spaces": pruned.skipped_spaces,
+    }
+
+
+def weekly(*, dry_run: bool = False) -> dict[str, Any]:
+    stale = session_cards.cards_ttl_check(dry_run=dry_run)
+    swept = {} if dry_run else prd_tasks.prd_sweep()
+    return {"period": "weekly", "dry_run": dry_run, "cards_gone_stale": stale, "prd_sweep": swept}
+
+
+def monthly(*, dry_run: bool = False) -> dict[str, Any]:
+    if not dry_run:
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE memories_memory; ANALYZE memories_memorystats")
+        lexeme_stats_refresh()
+    return {"period": "monthly", "dry_run": dry_run, "statistics": maintenance.statistics()}
+
+
+def run(period: str, *, dry_run: bool = False) -> dict[str, Any]:
+    if period not in PERIODS:
+        raise ValueError(f"period must be one of {', '.join(PERIODS)}")
+    report = {"nightly": nightly, "weekly": weekly, "monthly": monthly}[period](dry_run=dry_run)
+    logger.info("maintenance %s%s done", period, " (dry run)" if dry_run else "")
+    return report
