@@ -46,7 +46,7 @@ def owe_a_day(space_id: int) -> None:
     with connection.cursor() as cursor:
         cursor.execute(
             "UPDATE memories_memorystats s SET confidence = 0.75, decayed_at = now() - interval '1 day', "
-            "last_accessed_at = CASE WHEN hashtext(s.memory_id) % 3 = 0 THEN now() ELSE NULL END "
+            "last_accessed_at = CASE WHEN hashtext(s.memory_id) %% 3 = 0 THEN now() ELSE NULL END "
             "FROM memories_memory m WHERE m.id = s.memory_id AND m.space_id = %s", [space_id])
         cursor.execute("VACUUM ANALYZE memories_memorystats")
 

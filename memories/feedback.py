@@ -22,7 +22,7 @@ from django.utils import timezone
 from governance import access, policy
 from governance.audit.services import audit_record
 from governance.modes import WriteOutcome
-from memories import decay, services
+from memories import curation, decay, services
 from memories.models import Memory, MemoryStats, ReviewItem, ReviewKind, ReviewStatus
 from samsite.core.actor import Actor
 from samsite.core.errors import Conflict, InvalidInput
@@ -35,6 +35,8 @@ KEPT_CONFIDENCE = 0.75
 RESOLUTIONS = {
     ReviewKind.ARCHIVE_SUGGESTION: ("archive", "keep", "dismiss"),
     ReviewKind.CONTESTED: ("archive", "keep", "revised", "dismiss"),
+    # merge: the newer memory (`other`) into the older one; keep: both stay, as they are.
+    ReviewKind.NEAR_DUPLICATE: ("merge", "keep", "dismiss"),
 }
 
 
@@ -185,6 +187,17 @@ def review_resolve(*, actor: Actor, item_id: int, action: str, note: str = "") -
         memory = item.memory
         if action == "archive":
             services.memory_archive(actor=actor, memory_id=memory.id, reason=note or f"review: {item.kind}")
+        elif action == "merge":
+            assert item.other_id is not None  # near duplicates are pairs
+            curation.memory_merge(
+                actor=actor,
+                target_id=memory.id,
+                source_ids=[item.other_id],
+                expected_version=memory.version,
+                reason=note or "near duplicate merged in review",
+            )
+        elif action == "keep" and item.kind == ReviewKind.NEAR_DUPLICATE:
+            pass  # both stay as they are; the pair is not raised again
         elif action == "keep":
             _set_confidence(memory, max(KEPT_CONFIDENCE, MemoryStats.objects.get(memory=memory).confidence))
             if item.kind == ReviewKind.CONTESTED:

@@ -10,6 +10,7 @@ the memory's last pass, so running it twice, or late, neither doubles nor skips 
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -23,13 +24,15 @@ from django.utils import timezone
 from governance import policy
 from governance.access import SYSTEM
 from governance.modes import WriteOutcome
-from memories import decay, services
+from memories import curation, decay, services
 from memories.models import Memory, MemoryStats, ReviewItem, ReviewKind, ReviewStatus
 from samsite.core.models import Space
 
 logger = logging.getLogger(__name__)
 
 BATCH = 5000
+# After each batch the pass sleeps this many times as long as the batch took.
+YIELD_SHARE = 2.0
 
 # memories.decay.daily_loss, in SQL. Parameters: %(recent)s, the start of the recent-access
 # window. The half-life comes from the policy (validated on write: a whole number of days).
@@ -85,8 +88,10 @@ def decay_pass(
     space_ids: list[int] | None = None,
     dry_run: bool = False,
     batch: int = BATCH,
+    yield_share: float = YIELD_SHARE,
 ) -> DecayReport:
-    """Bring every active memory's stored confidence up to `now`."""
+    """Bring every active memory's stored confidence up to `now`, `batch` memories per
+    transaction, resting `yield_share` × each batch's time after it (0 in tests)."""
     now = now or timezone.now()
     report = DecayReport(dry_run=dry_run)
     started = timezone.now()
@@ -99,6 +104,7 @@ def decay_pass(
     sql = DECAY_SQL.format(space_filter=space_filter)
     after = ""
     while True:
+        began = time.perf_counter()
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(
                 sql,
@@ -116,6 +122,9 @@ def decay_pass(
         report.memories += len(ids)
         report.batches += 1
         after = max(ids)
+        # Rest as long as the batch took: the pass uses at most half of one core, so recalls
+        # running meanwhile (on the same few cores) are not queued behind it.
+        time.sleep((time.perf_counter() - began) * yield_share)
     report.mean_after = _mean_confidence(space_ids)
     report.seconds = round((timezone.now() - started).total_seconds(), 3)
     logger.info(
@@ -276,3 +285,114 @@ def statistics() -> dict[str, Any]:
         "open_review_items": review,
         "archived": Memory.objects.filter(archived=True).count(),
     }
+
+
+# --- duplicates -----------------------------------------------------------------------
+
+# Two memories whose embeddings are at least this similar say the same thing in other words.
+NEAR_DUPLICATE_COSINE = 0.95
+# How far back the nightly job looks for new memories to compare (it runs every night; two
+# days leave room for a missed night).
+NEAR_DUPLICATE_WINDOW = timedelta(days=2)
+
+
+@dataclass
+class DuplicateReport:
+    dry_run: bool
+    # Exact duplicates merged: {kept memory id: [merged ids]}.
+    merged: dict[str, list[str]] = field(default_factory=dict)
+    near_duplicates: list[dict[str, Any]] = field(default_factory=list)
+    skipped_spaces: dict[str, str] = field(default_factory=dict)
+
+
+def consolidate_duplicates(
+    *, dry_run: bool = False, since: datetime | None = None, space_ids: list[int] | None = None
+) -> DuplicateReport:
+    """Merge exact duplicates and queue near duplicates for review.
+
+    - Exact duplicates (the same content, by its keyed hash, in one space, both active) are
+      merged into the oldest (memories.curation.memory_merge: one memory with the union of
+      phrases and tags, counters added up; the others superseded and archived, restorable).
+    - Near duplicates (cosine ≥ 0.95 between embeddings of the same model, in one space)
+      among memories created or changed since `since` (default: two days ago) become
+      `near_duplicate` review items for a curator, once per pair: a dismissed pair is not
+      raised again. A memory whose embedding is not ready yet is compared on a later night.
+
+    Spaces whose memory mode refuses writes now are left alone.
+    """
+    report = DuplicateReport(dry_run=dry_run)
+    spaces = Space.objects.all() if space_ids is None else Space.objects.filter(pk__in=space_ids)
+    writable = []
+    for space in spaces:
+        if policy.policy(SYSTEM, space).write is WriteOutcome.STORE:
+            writable.append(space.pk)
+        else:
+            report.skipped_spaces[space.slug] = f"mode is {space.mode}"
+    active = Memory.objects.filter(archived=False, space_id__in=writable)
+    groups = (
+        active.values("space_id", "content_hash")
+        .annotate(n=Count("id"))
+        .filter(n__gt=1)
+        .order_by("space_id", "content_hash")
+    )
+    for group in groups:
+        same = list(
+            active.filter(space_id=group["space_id"], content_hash=group["content_hash"]).order_by(
+                "created_at", "id"
+            )
+        )
+        kept, others = same[0], [m.id for m in same[1:]]
+        report.merged[kept.id] = others
+        if not dry_run:
+            curation.memory_merge(
+                actor=SYSTEM,
+                target_id=kept.id,
+                source_ids=others,
+                expected_version=kept.version,
+                reason="exact duplicate (nightly consolidation)",
+            )
+    report.near_duplicates = _near_duplicates(
+        active, since or timezone.now() - NEAR_DUPLICATE_WINDOW, dry_run=dry_run
+    )
+    return report
+
+
+def _near_duplicates(active: Any, since: datetime, *, dry_run: bool) -> list[dict[str, Any]]:
+    recent = list(
+        active.filter(updated_at__gte=since, embedding__isnull=False)
+        .order_by("id")
+        .values_list("id", flat=True)
+    )
+    pairs: dict[tuple[str, str], float] = {}
+    with connection.cursor() as cursor:
+        for memory_id in recent:
+            cursor.execute(
+                "SELECT o.id, 1 - (o.embedding <=> m.embedding) FROM memories_memory m "
+                "JOIN memories_memory o ON o.space_id = m.space_id AND o.id <> m.id "
+                "AND o.archived = false AND o.embedding IS NOT NULL "
+                "AND o.embedding_model = m.embedding_model "
+                "WHERE m.id = %s ORDER BY o.embedding <=> m.embedding LIMIT 1",
+                [memory_id],
+            )
+            row = cursor.fetchone()
+            if row and row[1] >= NEAR_DUPLICATE_COSINE:
+                pair = tuple(sorted((memory_id, row[0])))
+                pairs[(pair[0], pair[1])] = round(float(row[1]), 4)
+    found = []
+    for (first, second), cosine in sorted(pairs.items()):
+        older, newer = sorted(
+            Memory.objects.filter(pk__in=[first, second]), key=lambda m: (m.created_at, m.id)
+        )
+        if ReviewItem.objects.filter(kind=ReviewKind.NEAR_DUPLICATE, memory=older, other=newer).exists():
+            continue  # raised before (open, or resolved or dismissed by a curator)
+        found.append({"memory": older.id, "other": newer.id, "cosine": cosine})
+        if not dry_run:
+            ReviewItem.objects.create(
+                space_id=older.space_id,
+                memory=older,
+                other=newer,
+                kind=ReviewKind.NEAR_DUPLICATE,
+                reason=f"near duplicate: cosine {cosine:.3f}",
+                evidence={"cosine": cosine},
+            )
+    return found

@@ -363,6 +363,7 @@ class MemoryGroupGrant(GroupObjectPermissionBase):
 class ReviewKind(models.TextChoices):
     ARCHIVE_SUGGESTION = "archive_suggestion"
     CONTESTED = "contested"
+    NEAR_DUPLICATE = "near_duplicate"
 
 
 class ReviewStatus(models.TextChoices):
@@ -375,11 +376,13 @@ class ReviewItem(models.Model):
     """Something about a memory that needs a person: the review queue (docs/lifecycle.md).
 
     `reason` and `evidence` are written by SAM from numbers and ids only (never memory text),
-    so they stay in plaintext. One open item per kind and memory.
+    so they stay in plaintext. One open item per kind and memory (and other memory, for pairs).
     """
 
     space = models.ForeignKey(Space, on_delete=models.CASCADE, related_name="review_items")
     memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="review_items")
+    # The other memory of a pair (near duplicates); none for the kinds about one memory.
+    other = models.ForeignKey(Memory, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     kind = models.CharField(max_length=24, choices=ReviewKind.choices)
     status = models.CharField(max_length=12, choices=ReviewStatus.choices, default=ReviewStatus.OPEN)
     reason = models.CharField(max_length=300)
@@ -394,8 +397,8 @@ class ReviewItem(models.Model):
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["space", "status", "kind", "-created_at"], name="review_space_open")]
         constraints = [
-            models.UniqueConstraint(fields=["kind", "memory"], condition=Q(status="open"),
-                                    name="review_one_open_per_kind"),
+            models.UniqueConstraint(fields=["kind", "memory", "other"], condition=Q(status="open"),
+                                    nulls_distinct=False, name="review_one_open_per_kind"),
             models.CheckConstraint(condition=Q(kind__in=ReviewKind.values), name="review_kind_valid"),
             models.CheckConstraint(condition=Q(status__in=ReviewStatus.values), name="review_status_valid"),
         ]

@@ -23,6 +23,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
     search_help_text = "An exact memory id."
     fields = (
         "kind",
+        "other",
         "status",
         "space",
         "memory",
@@ -34,7 +35,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
         "created_at",
     )
     readonly_fields = fields
-    actions = ("archive_memories", "keep_memories", "dismiss_items")
+    actions = ("archive_memories", "keep_memories", "merge_near_duplicates", "dismiss_items")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[ReviewItem]:
         return access.restrict(super().get_queryset(request), request.user)
@@ -73,6 +74,10 @@ class ReviewItemAdmin(admin.ModelAdmin):
     @admin.action(description="Keep their memories (reset confidence; contested: confirmed)")
     def keep_memories(self, request: HttpRequest, queryset: QuerySet[ReviewItem]) -> None:
         self._resolve(request, queryset, "keep")
+
+    @admin.action(description="Merge near duplicates (the newer into the older)")
+    def merge_near_duplicates(self, request: HttpRequest, queryset: QuerySet[ReviewItem]) -> None:
+        self._resolve(request, queryset.filter(kind="near_duplicate"), "merge")
 
     @admin.action(description="Dismiss")
     def dismiss_items(self, request: HttpRequest, queryset: QuerySet[ReviewItem]) -> None:

@@ -2,7 +2,8 @@
 runs when. Each job is its app's own; this module only wires them together, for the
 django-q2 schedules (`sam_schedules`) and `manage.py sam_maintenance`.
 
-- nightly: the decay pass, archive suggestions, pruning in spaces that opt in;
+- nightly: the decay pass, duplicate consolidation (exact duplicates merged, near duplicates
+  queued for review), archive suggestions, pruning in spaces that opt in;
 - weekly: memory cards whose last check is older than their TTL recorded as stale, and PRD
   summaries and formation left behind;
 - monthly: statistics refreshed for the planner and recall, and the lifecycle statistics.
@@ -28,6 +29,7 @@ PERIODS = ("nightly", "weekly", "monthly")
 
 def nightly(*, dry_run: bool = False) -> dict[str, Any]:
     decayed = maintenance.decay_pass(dry_run=dry_run)
+    duplicates = maintenance.consolidate_duplicates(dry_run=dry_run)
     # A dry run has not lowered anything: suggestions are listed from the stored values.
     suggested = maintenance.archive_suggestions(dry_run=dry_run)
     pruned = maintenance.prune(dry_run=dry_run)
@@ -35,6 +37,8 @@ def nightly(*, dry_run: bool = False) -> dict[str, Any]:
         "period": "nightly",
         "dry_run": dry_run,
         "decay": asdict(decayed),
+        "duplicates_merged": {kept: merged for kept, merged in duplicates.merged.items()},
+        "near_duplicates_queued": len(duplicates.near_duplicates),
         "archive_suggestions": len(suggested),
         "pruned": len(pruned.pruned),
         "pruned_memories": pruned.pruned,

@@ -41,6 +41,9 @@ class ReviewItemOutputSerializer(serializers.Serializer):
     space = serializers.CharField(source="space.slug")
     memory = serializers.CharField(source="memory_id")
     memory_title = serializers.CharField(source="memory.title")
+    other = serializers.CharField(
+        source="other_id", allow_null=True, help_text="near_duplicate: the newer memory"
+    )
     reason = serializers.CharField()
     evidence = serializers.DictField()
     resolution = serializers.CharField()
@@ -56,9 +59,10 @@ class ReviewListQuerySerializer(QueryParamsSerializer):
 
 class ReviewResolveInputSerializer(JSONInputSerializer):
     action = serializers.ChoiceField(
-        choices=["archive", "keep", "revised", "dismiss"],
+        choices=["archive", "keep", "revised", "merge", "dismiss"],
         help_text="archive_suggestion: archive, keep or dismiss; contested: archive, keep (confirmed), "
-        "revised (you wrote a new version) or dismiss",
+        "revised (you wrote a new version) or dismiss; near_duplicate: merge (the newer into the older), "
+        "keep (both) or dismiss",
     )
     note = serializers.CharField(required=False, allow_blank=True, max_length=500, default="")
 

@@ -373,3 +373,75 @@ def test_the_schedules_run_the_periods(db):
     nightly = Schedule.objects.get(func="samsite.maintenance.nightly")
     assert nightly.schedule_type == Schedule.DAILY
     assert nightly.next_run.hour == 3
+
+
+# --- duplicates -----------------------------------------------------------------------
+
+
+def test_exact_duplicates_merge_into_the_oldest_and_a_dry_run_only_lists_them(space):
+    first = make_memory(space, title="Deploy window", content="We deploy on Tuesdays at ten.")
+    second = make_memory(space, title="When we deploy", content="We deploy on Tuesdays at ten.")
+    other = make_memory(space, title="Other", content="Invoices are numbered per year.")
+
+    dry = maintenance.consolidate_duplicates(dry_run=True)
+    assert dry.merged == {first.id: [second.id]}
+    assert not Memory.objects.get(pk=second.id).archived
+
+    report = maintenance.consolidate_duplicates()
+
+    assert report.merged == {first.id: [second.id]}
+    merged = Memory.objects.get(pk=second.id)
+    assert merged.archived
+    assert merged.superseded_by_id == first.id
+    assert not Memory.objects.get(pk=other.id).archived
+    assert maintenance.consolidate_duplicates().merged == {}
+
+
+@pytest.fixture
+def near_pair(space, on_commit) -> tuple[Memory, Memory]:
+    with on_commit():
+        older = make_memory(space, title="Deploy day", content="We deploy on Fridays after the standup.")
+    with on_commit():
+        newer = make_memory(space, title="Friday deploys", content="Deploys happen Fridays, after standup.")
+    # The same direction: as near as two texts get (the real model puts these two at ~0.9).
+    Memory.objects.filter(pk=newer.id).update(embedding=Memory.objects.get(pk=older.id).embedding)
+    return older, newer
+
+
+def test_near_duplicates_are_queued_once_per_pair_and_merged_by_a_curator(api, near_pair):
+    older, newer = near_pair
+
+    report = maintenance.consolidate_duplicates()
+
+    assert [(d["memory"], d["other"]) for d in report.near_duplicates] == [(older.id, newer.id)]
+    item = ReviewItem.objects.get(kind="near_duplicate")
+    assert (item.memory_id, item.other_id) == (older.id, newer.id)
+    assert maintenance.consolidate_duplicates().near_duplicates == []
+    listed = api.get("/api/v1/review/?kind=near_duplicate").json()["results"]
+    assert [(i["memory"], i["other"]) for i in listed] == [(older.id, newer.id)]
+
+    resolved = api.post(f"/api/v1/review/{item.pk}/resolve/", {"action": "merge"}, format="json")
+
+    assert resolved.status_code == 200, resolved.content
+    assert Memory.objects.get(pk=newer.id).archived
+    assert Memory.objects.get(pk=newer.id).superseded_by_id == older.id
+
+
+def test_a_pair_kept_apart_is_not_raised_again(api, near_pair):
+    maintenance.consolidate_duplicates()
+    item = ReviewItem.objects.get(kind="near_duplicate")
+    api.post(f"/api/v1/review/{item.pk}/resolve/", {"action": "keep"}, format="json")
+
+    assert maintenance.consolidate_duplicates(since=timezone.now() - 7 * DAY).near_duplicates == []
+    assert not Memory.objects.filter(archived=True).exists()
+
+
+def test_duplicates_in_a_paused_space_wait(api, space):
+    make_memory(space, title="One", content="Same words in both.")
+    make_memory(space, title="Two", content="Same words in both.")
+    api.patch("/api/v1/spaces/webshop/", {"mode": "paused"}, format="json")
+
+    report = maintenance.consolidate_duplicates()
+
+    assert report.merged == {}
+    assert report.skipped_spaces == {"webshop": "mode is paused"}
