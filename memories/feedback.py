@@ -37,6 +37,8 @@ RESOLUTIONS = {
     ReviewKind.CONTESTED: ("archive", "keep", "revised", "dismiss"),
     # merge: the newer memory (`other`) into the older one; keep: both stay, as they are.
     ReviewKind.NEAR_DUPLICATE: ("merge", "keep", "dismiss"),
+    # A memory whose training examples fail: fix it (or its examples) and dismiss, or archive it.
+    ReviewKind.TRAINING_FAILURE: ("archive", "dismiss"),
 }
 
 

@@ -396,3 +396,22 @@ def _near_duplicates(active: Any, since: datetime, *, dry_run: bool) -> list[dic
                 evidence={"cosine": cosine},
             )
     return found
+
+
+# --- micro-training -------------------------------------------------------------------
+
+def queue_training_failures(failing: dict[str, float]) -> int:
+    """Open a `training_failure` review item for each memory ({id: pass rate}) whose examples
+    failed in its last run, unless one is open already. Returns how many were opened."""
+    memories = Memory.objects.filter(pk__in=list(failing), archived=False)
+    items = [ReviewItem(space_id=m.space_id, memory=m, kind=ReviewKind.TRAINING_FAILURE,
+                        reason=f"training examples pass rate {failing[m.id]:.2f}",
+                        evidence={"pass_rate": failing[m.id]}) for m in memories]
+    return len(ReviewItem.objects.bulk_create(items, ignore_conflicts=True))
+
+
+def refresh_planner_statistics() -> None:
+    """ANALYZE the memory tables, so Postgres plans recall on their current shape."""
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memories_memory")
+        cursor.execute("ANALYZE memories_memorystats")

@@ -364,6 +364,7 @@ class ReviewKind(models.TextChoices):
     ARCHIVE_SUGGESTION = "archive_suggestion"
     CONTESTED = "contested"
     NEAR_DUPLICATE = "near_duplicate"
+    TRAINING_FAILURE = "training_failure"
 
 
 class ReviewStatus(models.TextChoices):

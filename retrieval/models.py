@@ -8,6 +8,7 @@ from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 
 from governance.crypto.fields import SealedJSONField, SealedTextField
+from memories.models import Memory
 from samsite.core.models import Space
 
 
@@ -91,3 +92,24 @@ class RecallGeneration(models.Model):
 
     def __str__(self) -> str:
         return f"space {self.space_id}: generation {self.generation}"
+
+
+class TrainingRun(models.Model):
+    """One run of a memory's training examples (retrieval.training): how many passed, and
+    per example its rank in recall and why it failed. No text: ids, ranks and reasons
+    written by SAM. The history of a memory's pass rate is its runs."""
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="training_runs")
+    ran_at = models.DateTimeField()
+    examples = models.PositiveSmallIntegerField()
+    passed = models.PositiveSmallIntegerField()
+    pass_rate = models.FloatField()
+    suggested = models.BooleanField(default=False, help_text="The examples were SAM's suggestions.")
+    results = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["-ran_at", "-id"]
+        indexes = [models.Index(fields=["memory", "-ran_at"], name="training_run_memory")]
+
+    def __str__(self) -> str:
+        return f"{self.memory_id}: {self.passed}/{self.examples}"

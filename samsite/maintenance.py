@@ -3,7 +3,8 @@ runs when. Each job is its app's own; this module only wires them together, for 
 django-q2 schedules (`sam_schedules`) and `manage.py sam_maintenance`.
 
 - nightly: the decay pass, duplicate consolidation (exact duplicates merged, near duplicates
-  queued for review), archive suggestions, pruning in spaces that opt in;
+  queued for review), archive suggestions, pruning in spaces that opt in, and the training
+  examples of memories changed since their last run (failures queued for review);
 - weekly: memory cards whose last check is older than their TTL recorded as stale, and PRD
   summaries and formation left behind;
 - monthly: statistics refreshed for the planner and recall, and the lifecycle statistics.
@@ -15,11 +16,10 @@ import logging
 from dataclasses import asdict
 from typing import Any
 
-from django.db import connection
-
 from memories import maintenance
 from prd import tasks as prd_tasks
 from prd.services import session_cards
+from retrieval import training
 from retrieval.tasks import lexeme_stats_refresh
 
 logger = logging.getLogger(__name__)
@@ -33,6 +33,9 @@ def nightly(*, dry_run: bool = False) -> dict[str, Any]:
     # A dry run has not lowered anything: suggestions are listed from the stored values.
     suggested = maintenance.archive_suggestions(dry_run=dry_run)
     pruned = maintenance.prune(dry_run=dry_run)
+    tested = [] if dry_run else training.run_due()
+    failing = {run.memory_id: run.pass_rate for run in tested if run.passed < run.examples}
+    maintenance.queue_training_failures(failing)
     return {
         "period": "nightly",
         "dry_run": dry_run,
@@ -41,6 +44,8 @@ def nightly(*, dry_run: bool = False) -> dict[str, Any]:
         "near_duplicates_queued": len(duplicates.near_duplicates),
         "archive_suggestions": len(suggested),
         "pruned": len(pruned.pruned),
+        "training_runs": len(tested),
+        "training_failures": sorted(failing),
         "pruned_memories": pruned.pruned,
         "prune_skipped_spaces": pruned.skipped_spaces,
     }
@@ -54,8 +59,7 @@ def weekly(*, dry_run: bool = False) -> dict[str, Any]:
 
 def monthly(*, dry_run: bool = False) -> dict[str, Any]:
     if not dry_run:
-        with connection.cursor() as cursor:
-            cursor.execute("ANALYZE memories_memory; ANALYZE memories_memorystats")
+        maintenance.refresh_planner_statistics()
         lexeme_stats_refresh()
     return {"period": "monthly", "dry_run": dry_run, "statistics": maintenance.statistics()}
 

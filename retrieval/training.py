@@ -1,0 +1,118 @@
+"""Micro-training: run a memory's training examples against recall (seed 000 §5,
+docs/lifecycle.md, "Micro-training").
+
+A memory's examples are its own `training_examples`, or SAM's suggestions
+(memories.training) while it has none. An example passes when recall (SAM's default
+profile, in the memory's space, as SAM itself, untracked) puts the memory in the top N for
+the example's request, and the expected answer holds each assertion (contains the word;
+"forbidden:word" does not). An example asserting `not recalled` passes when the memory is
+not in the top N. Each run is kept (TrainingRun): the history of the pass rate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models import F, OuterRef, Q, Subquery
+from django.utils import timezone
+
+from governance import policy
+from governance.access import SYSTEM
+from memories import training
+from memories.models import Memory
+from retrieval import pipeline
+from retrieval.context import RecallContext
+from retrieval.models import TrainingRun
+
+TOP_N = 5
+# How many memories one nightly run tests at most (the ones changed since their last run first).
+NIGHTLY_LIMIT = 500
+
+
+@dataclass
+class ExampleResult:
+    id: str
+    passed: bool
+    rank: int | None
+    reasons: list[str]
+
+
+def examples_of(memory: Memory) -> tuple[list[dict[str, Any]], bool]:
+    """(examples, suggested): the memory's own, or SAM's suggestions when it has none."""
+    own = list(memory.training_examples or [])
+    if own:
+        return own, False
+    return training.suggest(
+        title=memory.title, summary=memory.summary, canonical_phrases=list(memory.canonical_phrases or [])
+    ), True
+
+
+def _assertions_hold(example: dict[str, Any]) -> list[str]:
+    expected = str(example.get("assistant", "")).lower()
+    reasons = []
+    for assertion in example.get("assertions", []):
+        text = str(assertion).strip().lower()
+        if not text or text == training.NOT_RECALLED:
+            continue
+        if text.startswith("forbidden:"):
+            word = text.split(":", 1)[1].strip()
+            if word and word in expected:
+                reasons.append(f"the expected answer contains the forbidden '{word}'")
+        elif text not in expected:
+            reasons.append(f"the expected answer lacks '{text}'")
+    return reasons
+
+
+def run_example(memory: Memory, example: dict[str, Any], *, top_n: int = TOP_N) -> ExampleResult:
+    request = pipeline.RecallRequest(
+        context=RecallContext(query=str(example.get("user", ""))), spaces=(memory.space.slug,), k=top_n
+    )
+    ids = [item.id for item in pipeline.recall(actor=SYSTEM, request=request).items]
+    rank = ids.index(memory.id) + 1 if memory.id in ids else None
+    negative = training.NOT_RECALLED in [str(a).strip().lower() for a in example.get("assertions", [])]
+    reasons = _assertions_hold(example)
+    if negative and rank is not None:
+        reasons.append(f"recalled at rank {rank} for a request it should not answer")
+    if not negative and rank is None:
+        reasons.append(f"not in recall's top {top_n}")
+    return ExampleResult(id=str(example.get("id", "")), passed=not reasons, rank=rank, reasons=reasons)
+
+
+def run_memory(memory: Memory, *, now: datetime | None = None) -> TrainingRun | None:
+    """Run the memory's examples and keep the run; None when its space's mode keeps it out
+    of recall (capture_only, off), where a test cannot say anything."""
+    if not policy.policy(SYSTEM, memory.space).recall:
+        return None
+    examples, suggested = examples_of(memory)
+    results = [run_example(memory, example) for example in examples]
+    passed = sum(1 for r in results if r.passed)
+    return TrainingRun.objects.create(
+        memory=memory,
+        ran_at=now or timezone.now(),
+        examples=len(results),
+        passed=passed,
+        pass_rate=round(passed / len(results), 4) if results else 1.0,
+        suggested=suggested,
+        results=[{"id": r.id, "passed": r.passed, "rank": r.rank, "reasons": r.reasons} for r in results],
+    )
+
+
+def due(limit: int = NIGHTLY_LIMIT) -> list[Memory]:
+    """Active, embedded memories never tested or changed since their last run, oldest change
+    first (an edit is tested the night after it)."""
+    last = TrainingRun.objects.filter(memory=OuterRef("pk")).order_by("-ran_at").values("ran_at")[:1]
+    return list(
+        Memory.objects.select_related("space")
+        .filter(archived=False, embedding_status="ready")
+        .annotate(last_run=Subquery(last))
+        .filter(Q(last_run__isnull=True) | Q(last_run__lt=F("updated_at")))
+        .order_by("updated_at", "id")[:limit]
+    )
+
+
+def run_due(*, limit: int = NIGHTLY_LIMIT) -> list[TrainingRun]:
+    """The nightly run: test what changed (or was never tested); returns the runs made."""
+    runs = [run_memory(memory) for memory in due(limit)]
+    return [run for run in runs if run is not None]

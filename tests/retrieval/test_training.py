@@ -1,0 +1,105 @@
+"""Micro-training: suggested examples, runs against real recall (real model, real store),
+their history, the API, and failures queued for review by the nightly job."""
+
+from __future__ import annotations
+
+import pytest
+
+from memories import training as suggestions
+from memories.models import Memory, ReviewItem
+from retrieval import training
+from retrieval.models import TrainingRun
+from samsite import maintenance
+from tests.factories import make_memory
+from tests.personas import member_client
+
+SNACKBAR = {
+    "title": "Use MudSnackbar for save confirmations",
+    "content": "After a form saves, confirm with a short MudSnackbar message; never open a MudDialog for it.",
+    "summary": "Confirm saves with a short MudSnackbar, not a MudDialog.",
+    "canonical_phrases": ["save confirmation", "mudsnackbar message"],
+    "kind": "preference",
+}
+
+
+@pytest.fixture
+def store(space, on_commit) -> Memory:
+    """The memory under test among a few others, all embedded by the real model."""
+    with on_commit():
+        memory = make_memory(space, **SNACKBAR)
+        make_memory(space, title="Money is stored as Decimal", content="Amounts are Decimal, never float.")
+        make_memory(space, title="Deploys on Tuesdays", content="Production deploys happen on Tuesdays.")
+        make_memory(space, title="Use pytest fixtures", content="Tests are pytest functions with fixtures.")
+    return Memory.objects.select_related("space").get(pk=memory.pk)
+
+
+def test_suggestions_are_deterministic_and_hold_their_own_assertions():
+    first = suggestions.suggest(title="Use MudSnackbar", summary="Confirm saves with a MudSnackbar.",
+                                canonical_phrases=["save confirmation"])
+    again = suggestions.suggest(title="Use MudSnackbar", summary="Confirm saves with a MudSnackbar.",
+                                canonical_phrases=["save confirmation"])
+    many = suggestions.suggest(title="T", summary="S", canonical_phrases=[f"phrase {n}" for n in range(7)])
+
+    assert first == again
+    assert [e["id"] for e in first] == ["tr_auto_01", "tr_auto_02"]
+    assert "save confirmation" in first[0]["user"]
+    for example in first:
+        assert all(a in example["assistant"].lower() for a in example["assertions"])
+    assert many[-1]["assertions"] == [suggestions.NOT_RECALLED]
+
+
+def test_a_memory_passes_its_suggested_examples_and_the_run_is_kept(store):
+    run = training.run_memory(store)
+
+    assert run.suggested is True
+    assert run.examples == 2
+    assert run.passed == 2, run.results
+    assert all(r["rank"] is not None and r["rank"] <= training.TOP_N for r in run.results)
+    assert TrainingRun.objects.filter(memory=store).count() == 1
+
+
+def test_an_example_the_memory_does_not_answer_fails_with_its_reason(store):
+    wrong = {"id": "tr_1", "user": "How do we store amounts of money?", "assistant": "Use MudSnackbar.",
+             "assertions": ["mudsnackbar", "forbidden:mudsnackbar"]}
+    unrelated = {"id": "tr_2", "user": suggestions.UNRELATED_REQUEST, "assistant": "No memory.",
+                 "assertions": [suggestions.NOT_RECALLED]}
+
+    failed = training.run_example(store, wrong)
+    passed = training.run_example(store, unrelated)
+
+    assert not failed.passed
+    assert "the expected answer contains the forbidden 'mudsnackbar'" in failed.reasons
+    assert passed.passed, passed.reasons
+
+
+def test_the_api_shows_suggestions_and_runs_them_for_editors_only(api, store, space):
+    viewer = member_client(space, "viewer", "training-viewer")
+
+    shown = viewer.get(f"/api/v1/memories/{store.id}/training/")
+    assert shown.status_code == 200
+    assert shown.json()["suggested"] is True
+    assert len(shown.json()["examples"]) == 2
+    assert viewer.post(f"/api/v1/memories/{store.id}/training/").status_code == 403
+    assert member_client(space, None, "training-stranger").get(
+        f"/api/v1/memories/{store.id}/training/").status_code == 404
+
+    ran = api.post(f"/api/v1/memories/{store.id}/training/")
+
+    assert ran.status_code == 201
+    assert ran.json()["runs"][0]["pass_rate"] == 1.0
+
+
+def test_the_nightly_job_tests_what_changed_and_queues_failures(api, store):
+    bad = [{"id": "tr_bad", "user": "When do production deploys happen?", "assistant": "Use MudSnackbar.",
+            "assertions": ["mudsnackbar"]}]
+    edited = api.patch(f"/api/v1/memories/{store.id}/", {"training_examples": bad, "version": store.version},
+                       format="json")
+    assert edited.status_code == 200, edited.content
+
+    report = maintenance.nightly()
+
+    assert store.id in report["training_failures"]
+    item = ReviewItem.objects.get(kind="training_failure", memory=store)
+    assert item.evidence == {"pass_rate": 0.0}
+    # Tested since its last change: not due again until it changes.
+    assert store.id not in [m.id for m in training.due()]
