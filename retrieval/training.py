@@ -11,6 +11,7 @@ not in the top N. Each run is kept (TrainingRun): the history of the pass rate.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -49,19 +50,30 @@ def examples_of(memory: Memory) -> tuple[list[dict[str, Any]], bool]:
     ), True
 
 
+# Seed 000 writes assertions as prose: "mentions X", "does not propose X". Other text is a
+# word or phrase the expected answer must contain; "forbidden:X" one it must not.
+MUST = re.compile(r"^(?:mentions|uses|includes|contains|recommends)\s+(.+)$")
+MUST_NOT = re.compile(r"^(?:forbidden:|(?:does not|doesn't|never)\s+"
+                      r"(?:(?:propose|mention|use|include|suggest|recommend)s?\s+)?)(.+)$")
+
+
 def _assertions_hold(example: dict[str, Any]) -> list[str]:
     expected = str(example.get("assistant", "")).lower()
     reasons = []
     for assertion in example.get("assertions", []):
-        text = str(assertion).strip().lower()
+        text = " ".join(str(assertion).lower().split())
         if not text or text == training.NOT_RECALLED:
             continue
-        if text.startswith("forbidden:"):
-            word = text.split(":", 1)[1].strip()
-            if word and word in expected:
+        forbidden = MUST_NOT.match(text)
+        if forbidden:
+            word = forbidden.group(1).strip()
+            if word in expected:
                 reasons.append(f"the expected answer contains the forbidden '{word}'")
-        elif text not in expected:
-            reasons.append(f"the expected answer lacks '{text}'")
+            continue
+        required = MUST.match(text)
+        word = required.group(1).strip() if required else text
+        if word not in expected:
+            reasons.append(f"the expected answer lacks '{word}'")
     return reasons
 
 

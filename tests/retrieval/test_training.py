@@ -103,3 +103,23 @@ def test_the_nightly_job_tests_what_changed_and_queues_failures(api, store):
     assert item.evidence == {"pass_rate": 0.0}
     # Tested since its last change: not due again until it changes.
     assert store.id not in [m.id for m in training.due()]
+
+
+@pytest.mark.parametrize(("assertion", "holds"), [
+    ("MudSnackbar", True), ("mentions MudSnackbar", True), ("does not propose MudDialog", True),
+    ("forbidden:muddialog", True), ("avoid MudDialog", False), ("mentions MudDialog", False),
+    ("does not mention MudSnackbar", False), ("provides snippet or steps", False),
+])
+def test_assertions_read_seed_000s_prose(assertion, holds):
+    example = {"assistant": "Use MudSnackbar to show a success message, keep it short, no dialog.",
+               "assertions": [assertion]}
+
+    assert (training._assertions_hold(example) == []) is holds
+
+
+def test_an_assertion_that_quotes_the_answer_holds_as_written():
+    # Seed 000's template: "avoid MudDialog" is what the answer says, not a ban on the word.
+    example = {"assistant": "Use MudSnackbar for the confirmation, avoid MudDialog for this alert use case.",
+               "assertions": ["MudSnackbar", "avoid MudDialog"]}
+
+    assert training._assertions_hold(example) == []
