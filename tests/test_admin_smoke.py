@@ -34,13 +34,13 @@ from tests.prd.conftest import CHAINS, EXECUTIONS, appended, started
 
 # Apps whose model permissions an operator gives curators; users, groups and the job queue
 # stay with superusers.
-CURATOR_APPS = ("core", "memories", "governance", "audit", "prd")
+CURATOR_APPS = ("core", "memories", "governance", "audit", "prd", "retrieval")
 
 # Records SAM or the job cluster write and nobody adds by hand: no add page (403).
 NO_ADD_PAGE = frozenset({
     "audit.AuditEvent", "governance.ApiToken", "governance.DataKey", "prd.PRDExecution",
     "prd.PRDEvent", "prd.PRDDecision", "prd.ThinkingChain", "prd.FormedMemory", "prd.AgentSession",
-    "prd.SessionEvent", "prd.MemoryCard", "memories.ReviewItem",
+    "prd.SessionEvent", "prd.MemoryCard", "memories.ReviewItem", "retrieval.TrainingRun",
     "django_q.Success", "django_q.Failure", "django_q.OrmQ",
 })
 # Models outside CURATOR_APPS: a curator holds no permission on them, so every page is 403.
@@ -94,6 +94,7 @@ def populated(readers, on_commit) -> Space:
         memory = make_memory(space)
     assert api.post(f"/api/v1/memories/{memory.id}/contradict/", {"reason": "smoke"},
                     format="json").status_code == 200  # a review item
+    assert api.post(f"/api/v1/memories/{memory.id}/training/").status_code == 201  # a training run
     for user in (owner, readers["curator"][1]):
         api_token_issue(user=user, name="smoke")
     user_mode_set(actor=SYSTEM, user=UserFactory(username="smoke-paused"), mode="paused")

@@ -123,3 +123,91 @@ def test_an_assertion_that_quotes_the_answer_holds_as_written():
                "assertions": ["MudSnackbar", "avoid MudDialog"]}
 
     assert training._assertions_hold(example) == []
+
+
+# --- the admin: recall inspector and micro-training panel ------------------------------
+
+
+@pytest.fixture
+def curator_browser(space):
+    from django.contrib.auth.models import Permission
+    from django.test import Client
+
+    from governance.access import SYSTEM
+    from governance.services import membership_grant
+    from tests.factories import UserFactory
+
+    curator = UserFactory(username="inspector-curator", is_staff=True)
+    # What an operator gives curators: the model permissions of SAM's apps.
+    curator.user_permissions.add(*Permission.objects.filter(
+        content_type__app_label__in=["memories", "retrieval", "core"]))
+    membership_grant(actor=SYSTEM, space=space, user=curator, role="curator")
+    client = Client()
+    client.force_login(curator)
+    return client
+
+
+def test_the_inspector_shows_where_a_memory_ranks_and_runs_its_examples(api, curator_browser, store):
+    from django.contrib.admin.utils import quote
+    from django.urls import reverse
+
+    page = reverse("admin:retrieval_trainingrun_inspect", args=[quote(store.pk)])
+    memory_page = curator_browser.get(reverse("admin:memories_memory_change", args=[quote(store.pk)]))
+    assert page in memory_page.content.decode()
+
+    asked = api.post("/api/v1/recall/", {"query": "which message after saving a form?", "track": True},
+                     format="json")
+    assert asked.json()["data"]["ranked_memory_list"][0]["id"] == store.pk
+
+    ranked = curator_browser.get(page, {"query": "how do we confirm that a form saved?"})
+    assert ranked.status_code == 200
+    assert ranked.context["ranking"]["rank"] == 1
+    assert [q["query"] for q in ranked.context["past_queries"]] == ["which message after saving a form?"]
+
+    ran = curator_browser.post(page, {"run_training": "1"}, follow=True)
+    assert "2 of 2 passed" in ran.content.decode()
+    assert TrainingRun.objects.filter(memory=store).count() == 1
+
+
+def test_the_inspector_does_not_open_a_memory_the_reader_cannot_see(store, db):
+    from django.contrib.admin.utils import quote
+    from django.test import Client
+    from django.urls import reverse
+
+    from tests.factories import UserFactory
+
+    outsider = UserFactory(username="inspector-outsider", is_staff=True)
+    client = Client()
+    client.force_login(outsider)
+
+    answer = client.get(reverse("admin:retrieval_trainingrun_inspect", args=[quote(store.pk)]), follow=True)
+
+    assert store.title not in answer.content.decode()
+    assert not TrainingRun.objects.exists()
+
+
+def test_a_viewer_sees_the_ranking_but_not_what_others_asked(store, space):
+    from django.contrib.admin.utils import quote
+    from django.contrib.auth.models import Permission
+    from django.test import Client
+    from django.urls import reverse
+
+    from governance.access import SYSTEM
+    from governance.services import membership_grant
+    from tests.factories import UserFactory
+
+    viewer = UserFactory(username="inspector-viewer", is_staff=True)
+    viewer.user_permissions.add(*Permission.objects.filter(
+        content_type__app_label__in=["memories", "retrieval"]))
+    membership_grant(actor=SYSTEM, space=space, user=viewer, role="viewer")
+    client = Client()
+    client.force_login(viewer)
+    page = reverse("admin:retrieval_trainingrun_inspect", args=[quote(store.pk)])
+
+    shown = client.get(page, {"query": "how do we confirm that a form saved?"})
+    refused = client.post(page, {"run_training": "1"}, follow=True)
+
+    assert shown.context["ranking"]["rank"] == 1
+    assert shown.context["past_queries"] is None
+    assert "You may not edit" in refused.content.decode()
+    assert not TrainingRun.objects.exists()
