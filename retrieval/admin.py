@@ -17,7 +17,7 @@ from django.urls import path, reverse
 
 from governance import access
 from memories.models import Memory
-from retrieval import pipeline, training
+from retrieval import pipeline, services, training
 from retrieval.context import RecallContext
 from retrieval.models import RecallEvent, TrainingRun
 from samsite.core.errors import DomainError
@@ -84,6 +84,8 @@ class TrainingRunAdmin(admin.ModelAdmin):
             request_ = pipeline.RecallRequest(context=RecallContext(query=query), spaces=(memory.space.slug,),
                                               k=INSPECT_K, thresholds=NO_THRESHOLDS)
             result = pipeline.recall(actor=request.user, request=request_)
+            # Audited like every recall; untracked: an inspection is not a use of the memory.
+            services.recall_record(actor=request.user, result=result, track=False)
             ids = [item.id for item in result.items]
             ranking = {
                 "rank": ids.index(memory.pk) + 1 if memory.pk in ids else None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from governance.audit.models import AuditEvent
 from memories import training as suggestions
 from memories.models import Memory, ReviewItem
 from retrieval import training
@@ -209,5 +210,7 @@ def test_a_viewer_sees_the_ranking_but_not_what_others_asked(store, space):
 
     assert shown.context["ranking"]["rank"] == 1
     assert shown.context["past_queries"] is None
+    # Audited, as every recall is.
+    assert AuditEvent.objects.filter(action="recall", actor_id=viewer.pk).count() == 1
     assert "You may not edit" in refused.content.decode()
     assert not TrainingRun.objects.exists()
