@@ -1,0 +1,158 @@
+"""The admin's curation screens in a real browser: Chromium (the system's package, driven by
+Selenium through the system's chromedriver) against SAM served by the test's live server.
+
+A curator reviews a contradiction, merges two memories, restores a version and runs a
+memory's training tests, by clicking what a person clicks. Nothing is downloaded: the
+browser and its driver come from the system (`.ci/run` installs them), and the tests are
+skipped, saying why, on a machine without them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+
+import pytest
+from django.contrib.admin.utils import quote
+from django.contrib.auth.models import Permission
+from django.core.cache import cache
+from django.db import connection
+from django.test import Client
+from django.urls import reverse
+
+from governance.access import SYSTEM
+from governance.services import membership_grant
+from memories import feedback
+from memories.models import Memory, ReviewItem
+from retrieval.models import TrainingRun
+from tests.factories import SpaceFactory, UserFactory, make_memory
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="Chromium and chromedriver are not installed "
+                                                               "(apt-get install chromium chromium-driver)"),
+]
+
+
+@pytest.fixture
+def browser() -> Iterator:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not fetch anything
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                 "--window-size=1400,1000"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    driver.implicitly_wait(5)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture
+def curator(transactional_db, live_server, browser):
+    """A curator of `webshop`, logged in to the admin in the browser."""
+    cache.clear()
+    user = UserFactory(username="browser-curator", is_staff=True)
+    user.user_permissions.add(*Permission.objects.filter(
+        content_type__app_label__in=["core", "memories", "governance", "audit", "prd", "retrieval"]))
+    space = SpaceFactory(slug="webshop", name="Webshop")
+    membership_grant(actor=SYSTEM, space=space, user=user, role="curator")
+    client = Client()
+    client.force_login(user)
+    browser.get(f"{live_server.url}/admin/login/")
+    browser.add_cookie({"name": "sessionid", "value": client.cookies["sessionid"].value, "path": "/"})
+    yield space
+    # The live server's threads keep connections open, which would keep the test database
+    # from being dropped.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                       "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+
+
+def _messages(browser) -> str:
+    from selenium.webdriver.common.by import By
+
+    return " ".join(e.text for e in browser.find_elements(By.CSS_SELECTOR, "ul.messagelist li"))
+
+
+def test_a_curator_reviews_a_contradiction(live_server, browser, curator):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    memory = make_memory(curator, title="Deploy day", content="We deploy on Fridays.")
+    feedback.memory_contradict(actor=SYSTEM, memory_id=memory.id, reason="we stopped in May")
+    item = ReviewItem.objects.get(kind="contested")
+
+    browser.get(f"{live_server.url}{reverse('admin:memories_reviewitem_changelist')}")
+    assert "Deploy day" in browser.page_source
+    browser.find_element(By.CSS_SELECTOR, f"input[name='_selected_action'][value='{item.pk}']").click()
+    Select(browser.find_element(By.NAME, "action")).select_by_value("keep_memories")
+    browser.find_element(By.NAME, "index").click()
+
+    assert "1 review items resolved" in _messages(browser)
+    assert ReviewItem.objects.get(pk=item.pk).resolution == "keep"
+    assert Memory.objects.get(pk=memory.id).reliability == "confirmed"
+
+
+def test_a_curator_merges_two_memories(live_server, browser, curator):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    kept = make_memory(curator, title="Money as Decimal", content="Amounts are Decimal, never float.")
+    other = make_memory(curator, title="No floats for money", content="Never store money as a float.")
+
+    browser.get(f"{live_server.url}{reverse('admin:memories_memory_changelist')}")
+    for memory in (kept, other):
+        browser.find_element(By.CSS_SELECTOR, f"input[name='_selected_action'][value='{memory.pk}']").click()
+    Select(browser.find_element(By.NAME, "action")).select_by_value("merge_selected")
+    browser.find_element(By.NAME, "index").click()
+    browser.find_element(By.CSS_SELECTOR, f"input[name='target'][value='{kept.pk}']").click()
+    browser.find_element(By.CSS_SELECTOR, "input[type='submit'][value='Merge']").click()
+
+    assert "Merged 1 memories" in _messages(browser)
+    assert Memory.objects.get(pk=other.pk).superseded_by_id == kept.pk
+
+
+def test_a_curator_restores_a_version(live_server, browser, curator):
+    from selenium.webdriver.common.by import By
+
+    from memories import services
+
+    memory = make_memory(curator, title="Release day", content="We release on Tuesdays.")
+    services.memory_update(actor=SYSTEM, memory_id=memory.id, expected_version=1,
+                           changes={"content": "We release on Thursdays."})
+
+    browser.get(f"{live_server.url}{reverse('admin:memories_memory_change', args=[quote(memory.pk)])}")
+    browser.find_element(By.XPATH, "//button[contains(., 'Restore this version')]").click()
+
+    assert "Restored version 1" in _messages(browser)
+    restored = Memory.objects.get(pk=memory.pk)
+    assert restored.version == 3
+    assert restored.content == "We release on Tuesdays."
+
+
+def test_a_curator_runs_a_memorys_training_tests(live_server, browser, curator, on_commit):
+    from selenium.webdriver.common.by import By
+
+    with on_commit():  # embedded by the real model, inline
+        memory = make_memory(curator, title="Use MudSnackbar for save confirmations",
+                             content="After a form saves, confirm with a short MudSnackbar message.",
+                             summary="Confirm saves with a short MudSnackbar.",
+                             canonical_phrases=["save confirmation"])
+        make_memory(curator, title="Money as Decimal", content="Amounts are Decimal, never float.")
+
+    browser.get(f"{live_server.url}{reverse('admin:memories_memory_change', args=[quote(memory.pk)])}")
+    browser.find_element(By.LINK_TEXT, "Recall inspector and micro-training").click()
+    browser.find_element(By.ID, "run-training").click()
+
+    assert "2 of 2 passed" in _messages(browser)
+    assert "pass" in browser.find_element(By.ID, "training-runs").text
+    assert TrainingRun.objects.filter(memory=memory, passed=2).exists()
