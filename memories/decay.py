@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 TYPE_DAILY_RATE = {"episodic": 0.98, "semantic": 0.995, "procedural": 0.999}
@@ -40,6 +41,7 @@ PINNED_PRIORITY = "core"
 # Below this, a memory may be pruned, in spaces whose policy opts in (seed 001).
 PRUNE_FLOOR = 0.1
 DEFAULT_MIN_CONFIDENCE = 0.4
+DAY = 86400.0  # seconds
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,15 @@ def min_confidence(policy: Mapping[str, Any] | None) -> float:
     return float(value) if isinstance(value, (int, float)) else DEFAULT_MIN_CONFIDENCE
 
 
-def half_life_days(inputs: DecayInputs) -> float | None:
-    """Days for the confidence to halve, for people reading a memory's page (None: never)."""
-    loss = daily_loss(inputs)
-    return math.log(0.5) / math.log(1.0 - loss) if 0 < loss < 1 else None
+def current(confidence: float, *, since: datetime, now: datetime, memory_type: str,
+            decay_policy: Mapping[str, Any] | None, importance: float, usage_count: int,
+            last_accessed_at: datetime | None, reliability: str, priority: str) -> float:
+    """A stored confidence brought up to `now` from `since` (its last decay pass, or the
+    memory's last update before the first): what the next nightly pass will store. Recall's
+    scoring and feedback read a memory's confidence through this."""
+    recent = (last_accessed_at is not None
+              and (now - last_accessed_at).total_seconds() <= RECENT_ACCESS_DAYS * DAY)
+    inputs = DecayInputs(memory_type=memory_type, decay_policy=decay_policy or {},
+                         importance=float(importance), usage_count=int(usage_count or 0),
+                         accessed_recently=recent, reliability=reliability, priority=priority)
+    return decayed(float(confidence), max(0.0, (now - since).total_seconds() / DAY), inputs)

@@ -13,7 +13,6 @@ revision.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
 
 from django.db import transaction
 from django.db.models import F
@@ -95,21 +94,12 @@ def memory_confirm(*, actor: Actor, memory_id: str) -> Feedback:
 
 def decayed_now(memory: Memory, stats: MemoryStats) -> float:
     """The stored confidence brought up to now (what tonight's pass would write)."""
-    now = timezone.now()
-    since = stats.decayed_at or memory.updated_at
-    recent = stats.last_accessed_at is not None and now - stats.last_accessed_at <= timedelta(
-        days=decay.RECENT_ACCESS_DAYS
+    return decay.current(
+        stats.confidence, since=stats.decayed_at or memory.updated_at, now=timezone.now(),
+        memory_type=memory.memory_type, decay_policy=memory.decay_policy, importance=memory.importance,
+        usage_count=stats.usage_count, last_accessed_at=stats.last_accessed_at,
+        reliability=memory.reliability, priority=memory.priority,
     )
-    inputs = decay.DecayInputs(
-        memory_type=memory.memory_type,
-        decay_policy=memory.decay_policy,
-        importance=memory.importance,
-        usage_count=stats.usage_count,
-        accessed_recently=recent,
-        reliability=memory.reliability,
-        priority=memory.priority,
-    )
-    return decay.decayed(stats.confidence, (now - since).total_seconds() / 86400, inputs)
 
 
 def memory_contradict(*, actor: Actor, memory_id: str, reason: str = "") -> Feedback:

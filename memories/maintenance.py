@@ -50,12 +50,15 @@ ELSE (1.0 - (CASE m.memory_type WHEN 'episodic' THEN {decay.TYPE_DAILY_RATE["epi
      * CASE WHEN m.reliability = 'confirmed' THEN {decay.CONFIRMED_FACTOR} ELSE 1.0 END
 END"""
 
+# Days of decay a memory owes at %(now)s: since its last pass, or its last update before one.
+DAYS_SQL = ("GREATEST(0.0, EXTRACT(EPOCH FROM (%(now)s - COALESCE(s.decayed_at, m.updated_at)))"
+            f" / {decay.DAY})")
+
 DECAY_SQL = f"""
 WITH batch AS (
     SELECT s.memory_id,
            ({LOSS_SQL}) AS loss,
-           GREATEST(0.0, EXTRACT(EPOCH FROM (%(now)s - COALESCE(s.decayed_at, m.updated_at))) / 86400.0)
-               AS days
+           {DAYS_SQL} AS days
     FROM memories_memorystats s JOIN memories_memory m ON m.id = s.memory_id
     WHERE m.archived = false AND m.id > %(after)s {{space_filter}}
     ORDER BY m.id
@@ -147,8 +150,7 @@ def _decay_preview(now: datetime, space_ids: list[int] | None) -> tuple[float | 
         cursor.execute(
             f"""
             SELECT count(*), avg(s.confidence),
-                   avg(GREATEST(0.0, s.confidence * power(1.0 - ({LOSS_SQL}), GREATEST(0.0,
-                       EXTRACT(EPOCH FROM (%(now)s - COALESCE(s.decayed_at, m.updated_at))) / 86400.0))))
+                   avg(GREATEST(0.0, s.confidence * power(1.0 - ({LOSS_SQL}), {DAYS_SQL})))
             FROM memories_memorystats s JOIN memories_memory m ON m.id = s.memory_id
             WHERE m.archived = false {space_filter}
         """,
@@ -387,14 +389,12 @@ def _near_duplicates(active: Any, since: datetime, *, dry_run: bool) -> list[dic
             continue  # raised before (open, or resolved or dismissed by a curator)
         found.append({"memory": older.id, "other": newer.id, "cosine": cosine})
         if not dry_run:
-            ReviewItem.objects.create(
-                space_id=older.space_id,
-                memory=older,
-                other=newer,
-                kind=ReviewKind.NEAR_DUPLICATE,
-                reason=f"near duplicate: cosine {cosine:.3f}",
-                evidence={"cosine": cosine},
-            )
+            # A run started by hand while the scheduled one runs may raise the same pair:
+            # the one-open-item constraint keeps it once.
+            ReviewItem.objects.bulk_create([ReviewItem(
+                space_id=older.space_id, memory=older, other=newer, kind=ReviewKind.NEAR_DUPLICATE,
+                reason=f"near duplicate: cosine {cosine:.3f}", evidence={"cosine": cosine},
+            )], ignore_conflicts=True)
     return found
 
 

@@ -10,7 +10,7 @@ from django.db.models import Count, F, Func, QuerySet
 
 from governance import access
 from governance.crypto import search
-from memories.models import Memory, MemoryVersion
+from memories.models import Memory, MemoryVersion, ReviewItem
 from samsite.core.actor import Actor
 from samsite.core.errors import NotFound
 from samsite.core.models import Space
@@ -126,3 +126,15 @@ def space_stats(*, actor: Actor, slug: str, top_tags: int = 20) -> dict[str, Any
         "embedding": counts("embedding_status", active),
         "top_tags": [{"tag": row["tag"], "memories": row["n"]} for row in tags],
     }
+
+
+def review_list(*, actor: Actor, spaces: list[str], kind: str | None, status: str) -> QuerySet[ReviewItem]:
+    """The review queue as `actor` may see it: items of spaces it reads, about memories it
+    may see (restricted memories stay hidden here too), newest first."""
+    rows = access.restrict(ReviewItem.objects.select_related("space", "memory"), actor)
+    rows = rows.filter(memory__in=access.restrict(Memory.objects.all(), actor).values("pk"), status=status)
+    if spaces:
+        rows = rows.filter(space__slug__in=spaces)
+    if kind:
+        rows = rows.filter(kind=kind)
+    return rows.order_by("-created_at", "-id")

@@ -46,7 +46,6 @@ TTL_DAYS = {
     "task_state": 7,
     "glossary": 365,
 }
-STATUSES = ("unchecked", "pass", "failed", "stale")
 # Statuses a deterministic pack leaves out unless asked for them.
 EXCLUDED_FROM_PACKS = frozenset({"failed", "stale"})
 

@@ -149,18 +149,13 @@ def access_signal(days: float | None) -> float:
 
 
 def effective_confidence(row: dict, *, now: datetime) -> float:
-    """The stored confidence brought up to `now` by memories.decay, from the memory's last
-    decay pass (or its last update before the first pass): the nightly job stores the same
-    value, so a recall between passes sees what the next pass will write."""
-    since = row.get("decayed_at") or row["updated_at"]
-    accessed = row.get("last_accessed_at")
-    recent = accessed is not None and (now - accessed).total_seconds() <= decay.RECENT_ACCESS_DAYS * 86400
-    inputs = decay.DecayInputs(
-        memory_type=row["memory_type"], decay_policy=row["decay_policy"] or {},
-        importance=float(row["importance"]), usage_count=int(row.get("usage_count") or 0),
-        reliability=row["reliability"], priority=row["priority"], accessed_recently=recent,
+    """The candidate's stored confidence brought up to `now` (memories.decay.current)."""
+    return decay.current(
+        row["confidence"], since=row.get("decayed_at") or row["updated_at"], now=now,
+        memory_type=row["memory_type"], decay_policy=row["decay_policy"], importance=row["importance"],
+        usage_count=row.get("usage_count") or 0, last_accessed_at=row.get("last_accessed_at"),
+        reliability=row["reliability"], priority=row["priority"],
     )
-    return decay.decayed(float(row["confidence"]), max(0.0, (now - since).total_seconds() / 86400), inputs)
 
 
 def exact_signal(hits: int, n_phrases: int) -> float:

@@ -9,11 +9,10 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from governance import access
-from memories import feedback
+from memories import feedback, selectors
 from memories.api.serializers import MemoryReasonInputSerializer
-from memories.models import Memory, ReviewItem, ReviewKind, ReviewStatus
-from samsite.api.fields import JSONInputSerializer, QueryParamsSerializer
+from memories.models import ReviewKind, ReviewStatus
+from samsite.api.fields import JSONInputSerializer, QueryParamsSerializer, comma_separated
 from samsite.api.openapi import error_responses
 from samsite.api.pagination import StandardPagination, paginated
 
@@ -118,14 +117,8 @@ class ReviewViewSet(viewsets.ViewSet):
         query = ReviewListQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         q = query.validated_data
-        rows = access.restrict(ReviewItem.objects.select_related("space", "memory"), request.user)
-        rows = rows.filter(memory__in=access.restrict(Memory.objects.all(), request.user).values("pk"))
-        spaces = [s.strip() for s in (q.get("space") or "").split(",") if s.strip()]
-        if spaces:
-            rows = rows.filter(space__slug__in=spaces)
-        if q.get("kind"):
-            rows = rows.filter(kind=q["kind"])
-        rows = rows.filter(status=q["status"]).order_by("-created_at", "-id")
+        rows = selectors.review_list(actor=request.user, spaces=comma_separated(q.get("space")),
+                                     kind=q.get("kind"), status=q["status"])
         return paginated(self, request, rows, ReviewItemOutputSerializer)
 
     @extend_schema(

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from prd import session_selectors as selectors
 from prd.api import session_serializers as s
 from prd.services import sessions as services
+from samsite.api.fields import comma_separated
 from samsite.api.openapi import error_responses
 from samsite.api.pagination import StandardPagination, paginated
 
@@ -20,10 +21,6 @@ LIST_ERRORS = error_responses(400, 401, 404, e404="Not found, or a page past the
 WRITE_ERRORS = error_responses(
     403, 409, e409="An event_id logged before with different content, or the memory mode refuses writes now"
 )
-
-
-def _slugs(value: str | None) -> list[str]:
-    return [part.strip() for part in (value or "").split(",") if part.strip()]
 
 
 class SessionViewSet(viewsets.ViewSet):
@@ -38,7 +35,8 @@ class SessionViewSet(viewsets.ViewSet):
     def list(self, request: Request) -> Response:
         query = s.SessionListQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        rows = selectors.session_list(actor=request.user, spaces=_slugs(query.validated_data.get("space")))
+        spaces = comma_separated(query.validated_data.get("space"))
+        rows = selectors.session_list(actor=request.user, spaces=spaces)
         return paginated(self, request, rows, s.SessionOutputSerializer)
 
     @extend_schema(
@@ -179,7 +177,7 @@ class CardViewSet(viewsets.ViewSet):
         q = query.validated_data
         rows = selectors.card_list(
             actor=request.user,
-            spaces=_slugs(q.get("space")),
+            spaces=comma_separated(q.get("space")),
             session=q.get("session"),
             card_type=q.get("card_type"),
             status=q.get("status"),

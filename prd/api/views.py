@@ -14,6 +14,7 @@ from prd import limits, selectors, services
 from prd.api import serializers as s
 from prd.models import ChainStatus, ThinkingChain
 from prd.thoughts import ThoughtInput
+from samsite.api.fields import comma_separated
 from samsite.api.openapi import error_responses
 from samsite.api.pagination import StandardPagination, paginated
 from samsite.core.results import WriteResult
@@ -23,10 +24,6 @@ ERRORS = error_responses(400, 401, 404)
 LIST_ERRORS = error_responses(400, 401, 404, e404="Not found, or a page past the last one")
 CONFLICT = error_responses(
     403, 409, e409="Does not fit the current state, or the memory mode refuses writes now")
-
-
-def _slugs(value: str | None) -> list[str]:
-    return [part.strip() for part in (value or "").split(",") if part.strip()]
 
 
 def _append_answer(result: services.AppendResult) -> Response:
@@ -48,7 +45,7 @@ class PRDExecutionViewSet(viewsets.ViewSet):
         query = s.PRDExecutionListQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         q = query.validated_data
-        filters = selectors.ExecutionFilters(spaces=_slugs(q.get("space")), status=q.get("status"),
+        filters = selectors.ExecutionFilters(spaces=comma_separated(q.get("space")), status=q.get("status"),
                                              prd_ref=q.get("prd_ref"))
         return paginated(self, request, selectors.execution_list(actor=request.user, filters=filters),
                          s.PRDExecutionOutputSerializer)
@@ -184,7 +181,7 @@ class ThinkingChainViewSet(viewsets.ViewSet):
         query = s.ThinkingChainListQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         q = query.validated_data
-        filters = selectors.ChainFilters(spaces=_slugs(q.get("space")), status=q.get("status"),
+        filters = selectors.ChainFilters(spaces=comma_separated(q.get("space")), status=q.get("status"),
                                          execution=q.get("execution"))
         return paginated(self, request, selectors.chain_list(actor=request.user, filters=filters),
                          s.ThinkingChainOutputSerializer)

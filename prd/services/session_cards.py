@@ -7,7 +7,6 @@ formation; MemoryCard rows hold their type, evidence and validation.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -41,8 +40,6 @@ from prd.services.common import (
 )
 from prd.services.memory_formation import FormationOutcome, Gate, form, formation_gate
 from samsite.core.actor import Actor
-
-logger = logging.getLogger(__name__)
 
 # --- cards ----------------------------------------------------------------------------
 
@@ -226,7 +223,7 @@ def _validate_space_cards(space_id: int, events: list[session_rules.Event]) -> i
         )
     ]
     written = 0
-    by_id = {c.id: c for c in MemoryCard.objects.filter(pk__in=[f.id for f in facts])}
+    by_id = {c.id: c for c in MemoryCard.objects.select_related("space").filter(pk__in=[f.id for f in facts])}
     for verdict in session_rules.validate(facts, events):
         card = by_id[verdict.card_id]
         event_pk = verdict.event.id if verdict.event else None

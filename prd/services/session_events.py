@@ -9,7 +9,6 @@ none is pending for the session, so a busy session makes one job, not one per ev
 from __future__ import annotations
 
 import json
-import logging
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -41,8 +40,6 @@ from prd.services.common import (
 )
 from samsite.core.actor import Actor
 from samsite.core.errors import Conflict, Forbidden
-
-logger = logging.getLogger(__name__)
 
 COMPILE_JOB = "prd.tasks.session_compile_cards"
 DEFAULT_SOURCE = {

@@ -19,6 +19,11 @@ from samsite.api.parsers import MAX_JSON_DEPTH, json_too_deep, too_deep_message
 WHITESPACE_CLASS = "".join(f"\\u{ord(c):04x}" for c in map(chr, range(0x10000)) if c.isspace())
 
 
+def comma_separated(value: str | None) -> list[str]:
+    """The items of a comma-separated query value ("a, b,,c" -> ["a", "b", "c"])."""
+    return [part.strip() for part in (value or "").split(",") if part.strip()]
+
+
 def visible_pattern(count: int) -> str:
     """A regex for text with at least `count` characters that are not whitespace (nor NUL).
 
