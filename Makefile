@@ -42,6 +42,9 @@ bench: install
 	$(BIN)/python bench/redaction_eval.py
 	$(BIN)/python bench/embedding_backlog.py
 	$(BIN)/python bench/mixed_load.py
+	$(BIN)/python bench/decay_pass.py
+	$(BIN)/python bench/dedupe_detector.py
+	$(BIN)/python bench/write_checks.py
 
 clean-db:
 	-$(BIN)/python manage.py sam_db stop

@@ -28,13 +28,11 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
-from recall_speed import base_texts, build_space, pct, queries, start_server
+from recall_speed import existing_space, pct, queries, start_server
 
 from governance.access import SYSTEM
 from governance.services import api_token_issue, membership_grant
-from memories import entry, maintenance
-from memories.embeddings.registry import get_provider
-from samsite.core.models import Space
+from memories import maintenance
 
 RESULTS = ROOT / "bench" / "results" / "decay_pass.json"
 SIZE = 100_000
@@ -80,10 +78,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=150)
     args = parser.parse_args()
     call_command("migrate", verbosity=0)
-    if not Space.objects.filter(slug=f"speed-{SIZE}").exists():
-        bases = base_texts()
-        build_space(SIZE, bases, get_provider().embed([entry.embedding_text(b) for b in bases]))
-    space = Space.objects.get(slug=f"speed-{SIZE}")
+    space = existing_space(SIZE)
     user, _ = get_user_model().objects.get_or_create(username="bench")
     membership_grant(actor=SYSTEM, space=space, role="viewer", user=user)
     token = api_token_issue(user=user, name="decay bench")[1]

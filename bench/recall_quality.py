@@ -53,7 +53,11 @@ def build_store(memories: list[dict], now) -> None:
     slugs = sorted({m["space"] for m in memories})
     Space.objects.filter(slug__in=slugs).delete()
     for slug in slugs:
-        space_services.space_create(actor=SYSTEM, slug=slug, name=slug, kind="project")
+        # The corpus is scored as labelled: two rows that redaction makes equal ("… is
+        # [name]") stay two, and its deliberate conflicts stay side by side for recall to flag.
+        space_services.space_create(actor=SYSTEM, slug=slug, name=slug, kind="project",
+                                    duplicate_policy="keep", near_duplicate_policy="keep",
+                                    supersession_policy="off")
     fields = ("id", "space", "title", "content", "canonical_phrases", "tags", "kind", "memory_type",
               "reliability", "confidence_score", "importance")
     items = [{f: m[f] for f in fields if f in m} for m in memories]

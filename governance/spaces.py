@@ -23,7 +23,7 @@ from samsite.core.models import Space
 from samsite.core.signals import announce_change
 
 SPACE_SETTINGS = ("name", "kind", "description", "mode", "retention_days", "prune_decayed",
-                  "redaction_allowlist")
+                  "duplicate_policy", "near_duplicate_policy", "supersession_policy", "redaction_allowlist")
 
 
 @transaction.atomic

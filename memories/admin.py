@@ -10,7 +10,7 @@ from django.contrib.admin import helpers
 from django.contrib.admin.utils import quote, unquote
 from django.contrib.postgres.forms import SimpleArrayField
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponseNotAllowed, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
@@ -22,6 +22,7 @@ from governance.admin import (
     VisibleSpaceFilter,
     save_governance_formset,
 )
+from governance.audit import selectors as audit_selectors
 from memories import curation, entry, selectors, services
 from memories.models import Memory, MemoryVersion
 from samsite.core.errors import DomainError
@@ -38,7 +39,8 @@ class SpaceAdmin(admin.ModelAdmin):
     # Not the description: it is sealed, so SQL cannot search it.
     search_fields = ("slug", "name")
     prepopulated_fields = {"slug": ("name",)}
-    fields = ("slug", "name", "kind", "description", "mode", "retention_days", "redaction_allowlist")
+    fields = ("slug", "name", "kind", "description", "mode", "retention_days", "prune_decayed",
+              "duplicate_policy", "near_duplicate_policy", "supersession_policy", "redaction_allowlist")
     inlines = (SpaceMembershipInline, RestrictedTagInline)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Space]:
@@ -186,6 +188,10 @@ class MemoryAdminForm(forms.ModelForm):
         return cleaned
 
 
+# Events shown on a memory's audit timeline page (the API pages through all of them).
+TIMELINE_EVENTS = 200
+
+
 class MemoryVersionInline(admin.TabularInline):
     model = MemoryVersion
     extra = 0
@@ -286,6 +292,9 @@ class MemoryAdmin(admin.ModelAdmin):
             )
         else:
             saved = services.memory_create(actor=request.user, data=data)
+            if saved.reinforced:
+                messages.info(request, "The space holds this text already: that memory was reinforced "
+                                       "(confidence +0.02) instead of adding a second one.")
         obj.pk = saved.instance.pk
         obj.version = saved.instance.version
         obj._state.adding = False
@@ -355,12 +364,33 @@ class MemoryAdmin(admin.ModelAdmin):
     def get_urls(self):
         custom = [
             path(
+                "<path:object_id>/timeline/",
+                self.admin_site.admin_view(self.timeline_view),
+                name="memories_memory_timeline",
+            ),
+            path(
                 "<path:object_id>/versions/<int:version>/restore/",
                 self.admin_site.admin_view(self.restore_version_view),
                 name="memories_memory_restore_version",
             ),
         ]
         return custom + super().get_urls()
+
+    def timeline_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """Everything the audit chain holds about the memory, newest first (who may audit it)."""
+        memory_id = unquote(object_id)
+        back = reverse("admin:memories_memory_change", args=[quote(memory_id)])
+        try:
+            timeline = audit_selectors.memory_timeline(actor=request.user, memory_id=memory_id,
+                                                       filters=audit_selectors.TimelineFilters())
+            events = timeline[0:TIMELINE_EVENTS]
+        except DomainError as exc:
+            messages.error(request, exc.message)
+            return HttpResponseRedirect(back)
+        context = {**self.admin_site.each_context(request), "title": f"Audit timeline of {memory_id}",
+                   "opts": self.model._meta, "memory_id": memory_id, "memory_url": back,
+                   "events": events, "shown": len(events), "total": timeline.count()}
+        return TemplateResponse(request, "admin/memories/memory/timeline.html", context)
 
     def restore_version_view(self, request: HttpRequest, object_id: str, version: int):
         if request.method != "POST":
@@ -386,6 +416,14 @@ class MemoryAdmin(admin.ModelAdmin):
         memory = self.get_object(request, unquote(object_id))
         if memory is not None:
             extra_context["memory_versions"] = memory.versions.select_related("actor").order_by("-version")
+            # Relations either way, only where the other end is visible too.
+            visible = access.restrict(Memory.objects.all(), request.user).values("pk")
+            extra_context["memory_relations"] = [
+                *(("→", r.relation_type, r.target, r) for r in memory.relations_out.filter(target__in=visible)
+                  .select_related("target")),
+                *(("←", r.relation_type, r.source, r) for r in memory.relations_in.filter(source__in=visible)
+                  .select_related("source")),
+            ]
         return super().change_view(request, object_id, form_url, extra_context)
 
 

@@ -11,6 +11,7 @@ class MemoriesConfig(AppConfig):
 
         from governance import access, retention
         from governance.crypto import rotation
+        from memories import hooks, write_checks
         from memories.grants import granted_memory_ids
         from memories.models import (
             Memory,
@@ -34,6 +35,9 @@ class MemoriesConfig(AppConfig):
             Memory: "memories", MemoryVersion: "versions", MemoryStats: "memory_stats",
             MemoryUserGrant: "governance.MemoryUserGrant", MemoryGroupGrant: "governance.MemoryGroupGrant",
         }))
+
+        # A new memory is compared with its space's once its vector is stored.
+        hooks.on_settled(write_checks.after_settled)
 
         # Process set-up, not business logic: each worker sizes its BLAS pool as it starts.
         post_spawn.connect(limit_worker_threads, dispatch_uid="sam_worker_blas_threads")

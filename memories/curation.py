@@ -133,7 +133,7 @@ def memory_merge(*, actor: Actor, target_id: str, source_ids: list[str], expecte
     write = services.memory_update(actor=actor, memory_id=target_id, expected_version=expected_version,
                                    changes=merged_changes, reason=why, audit_action="merge")
     for source in others:
-        _supersede(actor, source, by=target_id, reason=f"merged into {target_id}")
+        supersede(actor, source, by=target_id, reason=f"merged into {target_id}")
     _add_up_counters(target_id, sources)
     write.instance.stats.refresh_from_db()
     dropped = {name: values for name, values in (("canonical_phrases", dropped_phrases),
@@ -142,7 +142,7 @@ def memory_merge(*, actor: Actor, target_id: str, source_ids: list[str], expecte
     return MergeResult(write=write, merged=sources, dropped=dropped)
 
 
-def _supersede(actor: Actor, memory: Memory, *, by: str, reason: str) -> None:
+def supersede(actor: Actor, memory: Memory, *, by: str, reason: str) -> None:
     if memory.superseded_by_id != by:
         services.memory_update(actor=actor, memory_id=memory.id, expected_version=memory.version,
                                changes={"superseded_by": by}, reason=reason)
@@ -183,6 +183,6 @@ def memory_conflict_resolve(*, actor: Actor, memory_id: str, other_id: str, keep
         raise Conflict(f"Memory '{kept.id}' is itself superseded by '{superseded.id}'; restore it first.",
                        fields={"keep": ["The memory to keep is superseded by the other one."]})
     _refuse_unless_stored(actor, kept)
-    _supersede(actor, superseded, by=kept.id, reason=reason or f"conflict resolved in favour of {kept.id}")
+    supersede(actor, superseded, by=kept.id, reason=reason or f"conflict resolved in favour of {kept.id}")
     superseded.refresh_from_db()
     return ResolveResult(kept=kept, superseded=superseded)

@@ -180,6 +180,7 @@ def _claim_backlog(*, grace_seconds: float, batch: int, holders: int) -> list[st
 @dataclass
 class DrainOutcome:
     embedded: int = 0
+    embedded_ids: list[str] = field(default_factory=list)
     batches: int = 0
     backlog_left: bool = False
     slot: int | None = None
@@ -226,6 +227,7 @@ def memories_embed_backlog(*, grace_seconds: float, batch: int, budget_seconds: 
                 for attempts, group in _by_attempts(ids).items():
                     result = _embed_locked(group, attempt=attempts + 1)
                     outcome.embedded += len(result.embedded)
+                    outcome.embedded_ids.extend(result.embedded)
                     settled += len(result.embedded) + len(result.retry_scheduled) + len(result.failed)
             finally:
                 _unlock_rows(ids)

@@ -21,21 +21,24 @@ from django.utils import timezone
 from governance import access, policy
 from governance.audit.services import audit_record
 from governance.modes import WriteOutcome
-from memories import curation, decay, services
-from memories.models import Memory, MemoryStats, ReviewItem, ReviewKind, ReviewStatus
+from memories import curation, reinforce, services, write_checks
+from memories.models import Memory, MemoryStats, RelationType, ReviewItem, ReviewKind, ReviewStatus
 from samsite.core.actor import Actor
 from samsite.core.errors import Conflict, InvalidInput
 
-CONFIRM_STEP = 0.02
-CONFIRM_CEILING = 0.95
+CONFIRM_STEP = reinforce.STEP
+CONFIRM_CEILING = reinforce.CEILING
 CONTRADICT_STEP = 0.10
 # A memory a curator keeps after an archive suggestion starts again from here.
 KEPT_CONFIDENCE = 0.75
 RESOLUTIONS = {
     ReviewKind.ARCHIVE_SUGGESTION: ("archive", "keep", "dismiss"),
     ReviewKind.CONTESTED: ("archive", "keep", "revised", "dismiss"),
-    # merge: the newer memory (`other`) into the older one; keep: both stay, as they are.
-    ReviewKind.NEAR_DUPLICATE: ("merge", "keep", "dismiss"),
+    # Pairs (memory = the older, other = the newer): supersede (the newer replaces the
+    # older), merge (the newer into the older, field by field), keep (both hold), reject
+    # (the newer is wrong: archived).
+    ReviewKind.NEAR_DUPLICATE: ("merge", "supersede", "keep", "reject", "dismiss"),
+    ReviewKind.CONTRADICTION: ("supersede", "merge", "keep", "reject", "dismiss"),
     # A memory whose training examples fail: fix it (or its examples) and dismiss, or archive it.
     ReviewKind.TRAINING_FAILURE: ("archive", "dismiss"),
 }
@@ -75,7 +78,7 @@ def memory_confirm(*, actor: Actor, memory_id: str) -> Feedback:
         before = stats.confidence
         # Decay up to now first, so the step adds to today's confidence, not last night's;
         # a confidence above the ceiling stays (confirming never lowers it).
-        current = decayed_now(memory, stats)
+        current = reinforce.decayed_now(memory, stats)
         value = _set_confidence(memory, max(current, min(CONFIRM_CEILING, current + CONFIRM_STEP)))
         audit_record(
             "edit",
@@ -90,16 +93,6 @@ def memory_confirm(*, actor: Actor, memory_id: str) -> Feedback:
             transaction.set_rollback(True)
             return Feedback(memory, before, recorded=False)
     return Feedback(memory, value)
-
-
-def decayed_now(memory: Memory, stats: MemoryStats) -> float:
-    """The stored confidence brought up to now (what tonight's pass would write)."""
-    return decay.current(
-        stats.confidence, since=stats.decayed_at or memory.updated_at, now=timezone.now(),
-        memory_type=memory.memory_type, decay_policy=memory.decay_policy, importance=memory.importance,
-        usage_count=stats.usage_count, last_accessed_at=stats.last_accessed_at,
-        reliability=memory.reliability, priority=memory.priority,
-    )
 
 
 def memory_contradict(*, actor: Actor, memory_id: str, reason: str = "") -> Feedback:
@@ -118,7 +111,7 @@ def memory_contradict(*, actor: Actor, memory_id: str, reason: str = "") -> Feed
             ).instance
         stats = _stats(memory)
         before = stats.confidence
-        value = _set_confidence(memory, decayed_now(memory, stats) - CONTRADICT_STEP)
+        value = _set_confidence(memory, reinforce.decayed_now(memory, stats) - CONTRADICT_STEP)
         item = None
         if outcome is WriteOutcome.STORE:
             item, _ = ReviewItem.objects.get_or_create(
@@ -163,10 +156,35 @@ def memory_used(*, actor: Actor, memory_id: str) -> Feedback:
 # --- the review queue -----------------------------------------------------------------
 
 
-def review_resolve(*, actor: Actor, item_id: int, action: str, note: str = "") -> ReviewItem:
-    """Close a review item with `action` (RESOLUTIONS by kind). Curators and owners only."""
+MERGE_SIDES = ("memory", "other")
+
+
+def _merge_choices(item: ReviewItem, fields: dict[str, str] | None) -> dict[str, str]:
+    """The merged text, field by field: for each of title, content and summary, the side
+    (`memory`, the older, or `other`, the newer) whose value the merged memory takes."""
+    fields = dict(fields or {})
+    errors = {}
+    for name, side in fields.items():
+        if name not in curation.MERGE_TEXT_FIELDS:
+            errors[f"fields.{name}"] = [f"A merge picks only {', '.join(curation.MERGE_TEXT_FIELDS)}."]
+        elif side not in MERGE_SIDES:
+            errors[f"fields.{name}"] = ["Must be 'memory' (the older) or 'other' (the newer)."]
+    if errors:
+        raise InvalidInput("Invalid merge choices.", fields=errors)
+    assert item.other is not None
+    return {name: getattr(item.other, name) for name, side in fields.items() if side == "other"}
+
+
+def review_resolve(*, actor: Actor, item_id: int, action: str, note: str = "",
+                   fields: dict[str, str] | None = None) -> ReviewItem:
+    """Close a review item with `action` (RESOLUTIONS by kind). Curators and owners only.
+
+    `fields` goes with `merge` on a pair: which side each of title, content and summary
+    comes from (the older memory's by default); phrases and tags are the union of both.
+    """
     with transaction.atomic():
-        queryset = ReviewItem.objects.select_for_update(of=("self",)).select_related("memory", "space")
+        queryset = ReviewItem.objects.select_for_update(of=("self",)).select_related(
+            "memory", "other", "space")
         item = access.access_object(queryset, actor, pk=str(item_id), action="curate", label="review item")
         if item.status != ReviewStatus.OPEN:
             raise Conflict(f"Review item {item.pk} is {item.status} already.")
@@ -176,19 +194,33 @@ def review_resolve(*, actor: Actor, item_id: int, action: str, note: str = "") -
                 f"Must be one of {', '.join(allowed)}.",
                 fields={"action": [f"Must be one of {', '.join(allowed)}."]},
             )
+        if fields and action != "merge":
+            raise InvalidInput("Only a merge picks fields.", fields={"fields": ["Only with action 'merge'."]})
         memory = item.memory
         if action == "archive":
             services.memory_archive(actor=actor, memory_id=memory.id, reason=note or f"review: {item.kind}")
         elif action == "merge":
-            assert item.other_id is not None  # near duplicates are pairs
+            assert item.other_id is not None  # near duplicates and contradictions are pairs
             curation.memory_merge(
                 actor=actor,
                 target_id=memory.id,
                 source_ids=[item.other_id],
                 expected_version=memory.version,
-                reason=note or "near duplicate merged in review",
+                changes=_merge_choices(item, fields),
+                reason=note or f"{item.kind.replace('_', ' ')} merged in review",
             )
-        elif action == "keep" and item.kind == ReviewKind.NEAR_DUPLICATE:
+        elif action == "supersede":
+            assert item.other is not None
+            _refuse_unless_open_pair(item)
+            curation.supersede(actor, memory, by=item.other.id,
+                               reason=note or "superseded by a newer statement in review")
+            write_checks.relate(item.other, memory, RelationType.SUPERSEDES, strength=1.0,
+                                provenance={"by": "review", "item": item.pk}, actor=actor)
+        elif action == "reject":
+            assert item.other is not None
+            services.memory_archive(actor=actor, memory_id=item.other.id,
+                                    reason=note or f"rejected in review: {item.kind.replace('_', ' ')}")
+        elif action == "keep" and item.other_id is not None:
             pass  # both stay as they are; the pair is not raised again
         elif action == "keep":
             _set_confidence(memory, max(KEPT_CONFIDENCE, MemoryStats.objects.get(memory=memory).confidence))
@@ -222,3 +254,12 @@ def review_resolve(*, actor: Actor, item_id: int, action: str, note: str = "") -
             digest_text=True,
         )
     return item
+
+
+def _refuse_unless_open_pair(item: ReviewItem) -> None:
+    """Superseding needs both memories where the item found them: active, in one space."""
+    assert item.other is not None
+    for name, memory in (("memory", item.memory), ("other", item.other)):
+        if memory.archived:
+            raise Conflict(f"Memory '{memory.id}' is archived; restore it first.",
+                           fields={name: ["Archived since the item was raised."]})

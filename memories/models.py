@@ -204,6 +204,10 @@ class Memory(models.Model):
         verbose_name_plural = "memories"
         indexes = [
             models.Index(fields=["space", "archived", "-updated_at"], name="memory_space_recent"),
+            # A write looks up the same text in the space (memories.services: a duplicate
+            # reinforces instead of adding a row); without it, a sequential scan per write.
+            models.Index(fields=["space", "content_hash"], name="memory_space_content_hash",
+                         condition=Q(archived=False)),
             models.Index(fields=["embedding_status"], name="memory_embedding_status",
                          condition=~Q(embedding_status="ready")),
             # fastupdate off: with Postgres's default pending list (up to 4 MB of entries
@@ -278,6 +282,12 @@ class MemoryStats(models.Model):
     # When the decay pass last brought `confidence` up to date (memories.decay); until the
     # first pass, decay counts from the memory's last update.
     decayed_at = models.DateTimeField(null=True, blank=True)
+    # The same text written again (a duplicate write reinforces instead of adding a row).
+    reinforced_count = models.PositiveIntegerField(default=0)
+    last_reinforced_at = models.DateTimeField(null=True, blank=True)
+    # Written, not yet compared with what the space holds (the check needs the vector;
+    # memories.write_checks finishes it once the embedding is stored).
+    check_pending = models.BooleanField(default=False)
 
     class Meta:
         verbose_name_plural = "memory stats"
@@ -363,6 +373,8 @@ class MemoryGroupGrant(GroupObjectPermissionBase):
 class ReviewKind(models.TextChoices):
     ARCHIVE_SUGGESTION = "archive_suggestion"
     CONTESTED = "contested"
+    # A newer memory seems to contradict an older one, and SAM is not sure which holds.
+    CONTRADICTION = "contradiction"
     NEAR_DUPLICATE = "near_duplicate"
     TRAINING_FAILURE = "training_failure"
 
@@ -406,3 +418,55 @@ class ReviewItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.memory_id} ({self.status})"
+
+
+class RelationType(models.TextChoices):
+    """Seed 002's typed relationships between memories (docs/lifecycle.md)."""
+
+    RELATES_TO = "RELATES_TO"
+    SIMILAR_TO = "SIMILAR_TO"
+    LEADS_TO = "LEADS_TO"
+    DERIVED_FROM = "DERIVED_FROM"
+    SOLVES = "SOLVES"
+    SUPERSEDES = "SUPERSEDES"
+    OCCURRED_BEFORE = "OCCURRED_BEFORE"
+    EVOLVED_INTO = "EVOLVED_INTO"
+    CONTRADICTS = "CONTRADICTS"
+    INVALIDATED_BY = "INVALIDATED_BY"
+    PREFERS_OVER = "PREFERS_OVER"
+    PART_OF = "PART_OF"
+    DEPENDS_ON = "DEPENDS_ON"
+    IMPLEMENTS = "IMPLEMENTS"
+    EXEMPLIFIES = "EXEMPLIFIES"
+
+
+class MemoryRelation(models.Model):
+    """A typed, directed edge from one memory to another in the same space.
+
+    `provenance` says which rule or person made it, from ids and numbers only (no memory
+    text), so it stays in plaintext like review items.
+    """
+
+    space = models.ForeignKey(Space, on_delete=models.CASCADE, related_name="+")
+    source = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="relations_out")
+    target = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="relations_in")
+    relation_type = models.CharField(max_length=20, choices=RelationType.choices)
+    strength = models.FloatField(default=1.0)
+    provenance = models.JSONField(default=dict, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["source", "target", "relation_type"], name="relation_unique"),
+            models.CheckConstraint(condition=~Q(source=F("target")), name="relation_not_to_itself"),
+            models.CheckConstraint(condition=Q(relation_type__in=RelationType.values),
+                                   name="relation_type_valid"),
+            models.CheckConstraint(condition=Q(strength__gte=0) & Q(strength__lte=1),
+                                   name="relation_strength_range"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source_id} {self.relation_type} {self.target_id}"

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Count, F, Func, QuerySet
+from django.db.models import Count, F, Func, Q, QuerySet
 
 from governance import access
 from governance.crypto import search
@@ -131,8 +131,10 @@ def space_stats(*, actor: Actor, slug: str, top_tags: int = 20) -> dict[str, Any
 def review_list(*, actor: Actor, spaces: list[str], kind: str | None, status: str) -> QuerySet[ReviewItem]:
     """The review queue as `actor` may see it: items of spaces it reads, about memories it
     may see (restricted memories stay hidden here too), newest first."""
-    rows = access.restrict(ReviewItem.objects.select_related("space", "memory"), actor)
-    rows = rows.filter(memory__in=access.restrict(Memory.objects.all(), actor).values("pk"), status=status)
+    rows = access.restrict(ReviewItem.objects.select_related("space", "memory", "other"), actor)
+    visible = access.restrict(Memory.objects.all(), actor).values("pk")
+    # A pair shows only when the actor may see both memories.
+    rows = rows.filter(Q(other__isnull=True) | Q(other__in=visible), memory__in=visible, status=status)
     if spaces:
         rows = rows.filter(space__slug__in=spaces)
     if kind:

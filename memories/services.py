@@ -21,7 +21,7 @@ from governance.audit.services import audit_record
 from governance.crypto import datakeys, keyed_digest
 from governance.models import RestrictedTag
 from governance.modes import WriteOutcome
-from memories import entry
+from memories import entry, hooks, reinforce
 from memories.embedding_jobs import enqueue_embedding
 from memories.models import EmbeddingStatus, Memory, MemoryStats, MemoryVersion
 from memories.search_index import write_index
@@ -132,6 +132,9 @@ class PreparedRow:
     errors: dict[str, list[str]] = field(default_factory=dict)
     redaction_report: list[dict[str, Any]] = field(default_factory=list)
     outcome: WriteOutcome = WriteOutcome.STORE
+    # The same text is stored already (or earlier in the batch): that memory was
+    # reinforced instead of adding a row (docs/lifecycle.md, "On write").
+    reinforced: bool = False
     # Why the row cannot be written beyond its field errors, most specific first: the
     # error a single create raises (a bulk answer lists `errors` per row).
     refusals: list[DomainError] = field(default_factory=list)
@@ -149,6 +152,8 @@ class BulkResult:
     created: list[Memory]
     # Valid rows an incognito mode answered for but did not keep.
     discarded: list[Memory] = field(default_factory=list)
+    # Memories stored already that duplicate rows reinforced (one entry per such row).
+    reinforced: list[Memory] = field(default_factory=list)
 
     @property
     def failed(self) -> list[PreparedRow]:
@@ -244,8 +249,12 @@ def _readable_spaces_by_slug(actor: Actor, slugs: set[str]) -> tuple[dict[str, S
     return spaces, writable
 
 
-def _insert(rows: list[PreparedRow], *, actor: Actor) -> list[Memory]:
-    """Insert prepared, valid rows in three bulk statements plus one for search vectors."""
+def _insert(rows: list[PreparedRow], *, actor: Actor, check: bool = True) -> list[Memory]:
+    """Insert prepared, valid rows in three bulk statements plus one for search vectors.
+
+    With `check`, each new memory is marked for the write checks (near duplicates,
+    supersession) its space's policies ask for; they run once its vector is stored.
+    """
     now = timezone.now()
     memories = []
     for row in rows:
@@ -257,7 +266,8 @@ def _insert(rows: list[PreparedRow], *, actor: Actor) -> list[Memory]:
         memories.append(memory)
     Memory.objects.bulk_create(memories)
     MemoryStats.objects.bulk_create(
-        MemoryStats(memory=m, confidence=row.state["confidence_score"])
+        MemoryStats(memory=m, confidence=row.state["confidence_score"],
+                    check_pending=check and _checks_wanted(m.space))
         for m, row in zip(memories, rows, strict=True)
     )
     MemoryVersion.objects.bulk_create(
@@ -275,10 +285,19 @@ def _insert(rows: list[PreparedRow], *, actor: Actor) -> list[Memory]:
     return memories
 
 
-def memory_bulk_create(*, actor: Actor, items: list[dict[str, Any]], atomic: bool = False) -> BulkResult:
+def _checks_wanted(space: Space) -> bool:
+    return (space.near_duplicate_policy != "keep") or (space.supersession_policy != "off")
+
+
+def memory_bulk_create(*, actor: Actor, items: list[dict[str, Any]], atomic: bool = False,
+                       check_duplicates: bool = True) -> BulkResult:
     """Create many memories; report every row; keep the valid ones unless `atomic`.
 
-    With atomic=True nothing is written when any row fails.
+    With atomic=True nothing is written when any row fails. With `check_duplicates` (the
+    default; callers with their own identity rules, such as session cards, turn it off),
+    a row whose text the space holds already reinforces that memory instead of adding a
+    row, where the space's duplicate policy says so, and new memories are compared with
+    what the space holds once their vectors are stored (memories.write_checks).
     """
     spaces, writable = _readable_spaces_by_slug(actor, {i["space"] for i in items if i.get("space")})
     rows = [_prepare_new(index, item, actor=actor, spaces=spaces, writable=writable)
@@ -299,15 +318,39 @@ def memory_bulk_create(*, actor: Actor, items: list[dict[str, Any]], atomic: boo
         return BulkResult(rows=rows, created=[])
     kept = [row for row in valid if row.outcome is WriteOutcome.STORE]
     with transaction.atomic():
-        created = _insert(kept, actor=actor) if kept else []
-    for memory, row in zip(created, kept, strict=True):
-        row.memory = memory
+        repeats = _duplicates_of(kept, actor=actor) if check_duplicates else {}
+        fresh = [row for row in kept if row.index not in repeats]
+        created = _insert(fresh, actor=actor, check=check_duplicates) if fresh else []
+        for memory, row in zip(created, fresh, strict=True):
+            row.memory = memory
+        reinforced = _reinforce(kept, repeats, actor=actor)
     discarded: list[Memory] = []
     for row in valid:
         if row.outcome is WriteOutcome.DISCARD:
             row.memory = _unsaved(row, actor=actor)
             discarded.append(row.memory)
-    return BulkResult(rows=rows, created=created, discarded=discarded)
+    return BulkResult(rows=rows, created=created, discarded=discarded, reinforced=reinforced)
+
+
+def _duplicates_of(rows: list[PreparedRow], *, actor: Actor) -> dict[int, Memory | int]:
+    """Rows whose text is stored already (memories.reinforce.repeats), by row index."""
+    wanted = [(row.index, row.space, row.state["content"]) for row in rows
+              if row.space is not None and row.space.duplicate_policy == "reinforce"]
+    return reinforce.repeats(wanted, actor=actor)
+
+
+def _reinforce(rows: list[PreparedRow], repeats: dict[int, Memory | int], *, actor: Actor) -> list[Memory]:
+    """Reinforce the memory each repeated row names; the row answers with that memory."""
+    by_index = {row.index: row for row in rows}
+    reinforced = []
+    for index, target in repeats.items():
+        row = by_index[index]
+        memory = by_index[target].memory if isinstance(target, int) else target
+        assert memory is not None
+        reinforce.reinforce(memory, actor=actor)
+        row.memory, row.reinforced = memory, True
+        reinforced.append(memory)
+    return reinforced
 
 
 def _unsaved(row: PreparedRow, *, actor: Actor) -> Memory:
@@ -323,15 +366,18 @@ def _unsaved(row: PreparedRow, *, actor: Actor) -> Memory:
     return memory
 
 
-def memory_create(*, actor: Actor, data: dict[str, Any]) -> WriteResult[Memory]:
-    """Create one memory (a bulk of one, all or nothing)."""
-    result = memory_bulk_create(actor=actor, items=[data], atomic=True)
+def memory_create(*, actor: Actor, data: dict[str, Any],
+                  check_duplicates: bool = True) -> WriteResult[Memory]:
+    """Create one memory (a bulk of one, all or nothing); or reinforce the one stored with
+    the same text (`reinforced` in the result)."""
+    result = memory_bulk_create(actor=actor, items=[data], atomic=True, check_duplicates=check_duplicates)
     row = result.rows[0]
     if row.errors:
         raise _refusal_of(row)
     assert row.memory is not None
-    return WriteResult(row.memory, suggested=row.suggested, redaction_report=row.redaction_report,
-                       persisted=row.outcome is WriteOutcome.STORE)
+    return WriteResult(row.memory, suggested=[] if row.reinforced else row.suggested,
+                       redaction_report=row.redaction_report,
+                       persisted=row.outcome is WriteOutcome.STORE, reinforced=row.reinforced)
 
 
 def _refusal_of(row: PreparedRow) -> DomainError:
@@ -395,7 +441,9 @@ def memory_update(*, actor: Actor, memory_id: str, expected_version: int, change
     )
     _index([(memory, after)])
     if memory.embedding_status == EmbeddingStatus.PENDING:
-        enqueue_embedding([memory.id])
+        enqueue_embedding([memory.id])  # settled once embedded
+    else:
+        hooks.settle_on_commit([memory.id])
     announce_change([memory.space_id])
     audit_record(audit_action, actor=actor, space=memory.space, target=memory, changes=changelog,
                  before={"version": memory.version - 1}, after={"version": memory.version},

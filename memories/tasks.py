@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
 from governance import idempotency
-from memories import embedding_jobs
+from memories import embedding_jobs, hooks
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +58,7 @@ def _with_live_connection(work: Callable[[], T]) -> T:
 def memory_embed(*, memory_ids: list[str], attempt: int = 1) -> dict:
     outcome = _with_live_connection(
         lambda: embedding_jobs.memories_embed(memory_ids=memory_ids, attempt=attempt))
+    hooks.settled(outcome.embedded)
     return {
         "embedded": len(outcome.embedded), "skipped": len(outcome.skipped),
         "retry_scheduled": len(outcome.retry_scheduled), "failed": len(outcome.failed),
@@ -84,6 +85,7 @@ def memory_embed_backlog(*, grace_seconds: float = PENDING_GRACE_SECONDS) -> dic
         slots=_drain_slots()))
     if outcome.embedded:
         logger.info("embedded %d memories left pending", outcome.embedded)
+    hooks.settled(outcome.embedded_ids)
     if outcome.backlog_left:
         # Keep draining without waiting for the next scheduler tick.
         enqueue_backlog_drains(count=1, grace_seconds=grace_seconds)

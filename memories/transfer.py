@@ -78,13 +78,17 @@ class ImportReport:
     # Valid rows a space's or the user's incognito mode answered for but did not keep.
     discarded: int = 0
     archived: int = 0
+    # Rows whose text the space held already: that memory was reinforced, no row added.
+    reinforced: int = 0
+    duplicates: dict[int, str] = field(default_factory=dict)
     remapped: dict[int, tuple[str, str]] = field(default_factory=dict)
     errors: dict[int, dict[str, list[str]]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "total": self.total, "created": self.created, "failed": len(self.errors),
-            "discarded": self.discarded, "archived": self.archived,
+            "discarded": self.discarded, "archived": self.archived, "reinforced": self.reinforced,
+            "duplicates": [{"row": r, "memory": m} for r, m in sorted(self.duplicates.items())],
             "remapped": [{"row": r, "from": a, "to": b} for r, (a, b) in sorted(self.remapped.items())],
             "errors": [{"row": r, "errors": e} for r, e in sorted(self.errors.items())],
         }
@@ -131,18 +135,20 @@ def memories_import(*, actor: Actor, rows: Iterable[tuple[int, Any]], default_sp
     for start in range(0, len(pending), size):
         chunk = pending[start:start + size]
         result = services.memory_bulk_create(actor=actor, items=[d for _, d, _ in chunk], atomic=atomic)
-        # result.created holds only stored rows, in row order; rows an incognito mode
-        # answered for but did not keep are in result.discarded. Pair by row index, not
-        # by position, so a discarded row never takes the next row's memory.
-        stored = {row.index for row in result.rows
-                  if not row.errors and row.outcome is WriteOutcome.STORE}
         # An atomic chunk with a failed row creates (and discards) nothing at all.
         chunk_failed = atomic and bool(result.failed)
-        created = {} if chunk_failed else dict(zip(sorted(stored), result.created, strict=True))
         for (number, _, archive), row in zip(chunk, result.rows, strict=True):
             if row.errors:
                 report.errors[number] = row.errors
-            memory = created.get(row.index)
+            # Rows an incognito mode answered for carry an unsaved memory: not kept.
+            kept = not chunk_failed and not row.errors and row.outcome is WriteOutcome.STORE
+            memory = row.memory if kept else None
+            if memory is not None and row.reinforced:
+                # The space holds this text already: that memory was reinforced instead.
+                report.reinforced += 1
+                report.remapped.pop(number, None)
+                report.duplicates[number] = memory.id
+                continue
             if memory is None:
                 # Failed, refused, or discarded by an incognito mode: nothing was kept.
                 report.remapped.pop(number, None)

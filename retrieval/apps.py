@@ -9,6 +9,8 @@ class RetrievalConfig(AppConfig):
     def ready(self) -> None:
         from governance import retention
         from governance.audit import selectors as audit_selectors
+        from memories import hooks
+        from retrieval import training
         from retrieval.models import RecallEvent
         from retrieval.receivers import drop_cached_recalls
         from retrieval.retention import SPACE_DATA
@@ -18,3 +20,5 @@ class RetrievalConfig(AppConfig):
         # Governance reaches recall's data without naming it (docs/architecture.md).
         retention.register_space_data(SPACE_DATA)
         audit_selectors.register_recall_events(RecallEvent)
+        # An edited memory's training examples run as soon as the edit is settled.
+        hooks.on_settled(training.after_edit)

@@ -18,6 +18,7 @@ from typing import Any
 
 from django.db.models import F, OuterRef, Q, Subquery
 from django.utils import timezone
+from django_q.tasks import async_task
 
 from governance import policy
 from governance.access import SYSTEM
@@ -111,12 +112,13 @@ def run_memory(memory: Memory, *, now: datetime | None = None) -> TrainingRun | 
     )
 
 
-def due(limit: int = NIGHTLY_LIMIT) -> list[Memory]:
+def due(limit: int = NIGHTLY_LIMIT, *, memory_ids: list[str] | None = None) -> list[Memory]:
     """Active, embedded memories never tested or changed since their last run, oldest change
-    first (an edit is tested the night after it)."""
+    first."""
     last = TrainingRun.objects.filter(memory=OuterRef("pk")).order_by("-ran_at").values("ran_at")[:1]
+    queryset = Memory.objects.all() if memory_ids is None else Memory.objects.filter(pk__in=memory_ids)
     return list(
-        Memory.objects.select_related("space")
+        queryset.select_related("space")
         .filter(archived=False, embedding_status="ready")
         .annotate(last_run=Subquery(last))
         .filter(Q(last_run__isnull=True) | Q(last_run__lt=F("updated_at")))
@@ -124,7 +126,22 @@ def due(limit: int = NIGHTLY_LIMIT) -> list[Memory]:
     )
 
 
-def run_due(*, limit: int = NIGHTLY_LIMIT) -> list[TrainingRun]:
-    """The nightly run: test what changed (or was never tested); returns the runs made."""
-    runs = [run_memory(memory) for memory in due(limit)]
+def run_due(*, limit: int = NIGHTLY_LIMIT, memory_ids: list[str] | None = None) -> list[TrainingRun]:
+    """Test what changed (or was never tested), all of it nightly or `memory_ids` after an
+    edit; returns the runs made."""
+    runs = [run_memory(memory) for memory in due(limit, memory_ids=memory_ids)]
     return [run for run in runs if run is not None]
+
+
+def after_edit(memory_ids: list[str]) -> None:
+    """memories.hooks: an edited memory is settled (its new vector stored, or its text left
+    alone): queue a run of its examples, so the panel shows at once what the edit did.
+
+    New memories wait for the nightly run: an import of thousands must not queue
+    thousands of recalls.
+    """
+    edited = list(Memory.objects.filter(pk__in=memory_ids, version__gt=1, archived=False)
+                  .values_list("pk", flat=True))
+    if edited:
+        async_task("retrieval.tasks.training_run", memory_ids=edited, task_name=f"training {len(edited)}",
+                   group="training")

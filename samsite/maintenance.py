@@ -2,7 +2,8 @@
 runs when. Each job is its app's own; this module only wires them together, for the
 django-q2 schedules (`sam_schedules`) and `manage.py sam_maintenance`.
 
-- nightly: the decay pass, duplicate consolidation (exact duplicates merged, near duplicates
+- nightly: the decay pass, the write checks (near duplicates, supersession) the embedding
+  job left unfinished, duplicate consolidation (exact duplicates merged, near duplicates
   queued for review), archive suggestions, pruning in spaces that opt in, and the training
   examples of memories changed since their last run (failures queued for review);
 - weekly: memory cards whose last check is older than their TTL recorded as stale, and PRD
@@ -16,7 +17,7 @@ import logging
 from dataclasses import asdict
 from typing import Any
 
-from memories import maintenance
+from memories import maintenance, write_checks
 from prd import tasks as prd_tasks
 from prd.services import session_cards
 from retrieval import training
@@ -29,6 +30,8 @@ PERIODS = ("nightly", "weekly", "monthly")
 
 def nightly(*, dry_run: bool = False) -> dict[str, Any]:
     decayed = maintenance.decay_pass(dry_run=dry_run)
+    # Write checks the embedding job could not finish (a failed batch, a paused space).
+    checks = write_checks.CheckReport() if dry_run else write_checks.finish()
     duplicates = maintenance.consolidate_duplicates(dry_run=dry_run)
     # A dry run has not lowered anything: suggestions are listed from the stored values.
     suggested = maintenance.archive_suggestions(dry_run=dry_run)
@@ -40,6 +43,7 @@ def nightly(*, dry_run: bool = False) -> dict[str, Any]:
         "period": "nightly",
         "dry_run": dry_run,
         "decay": asdict(decayed),
+        "write_checks": checks.as_dict(),
         "duplicates_merged": {kept: merged for kept, merged in duplicates.merged.items()},
         "near_duplicates_queued": len(duplicates.near_duplicates),
         "archive_suggestions": len(suggested),

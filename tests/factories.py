@@ -48,7 +48,10 @@ def make_memory(space: Space, **fields: Any) -> Memory:
     data = {
         "space": space.slug,
         "title": "Prefer pytest fixtures",
-        "content": "Write tests as pytest functions with fixtures instead of unittest setUp methods.",
+        # Named after its title, so memories that differ by title are not duplicates (a
+        # repeated text would reinforce the memory stored instead of adding one).
+        "content": (f"{fields['title']}: " if "title" in fields else "")
+        + "Write tests as pytest functions with fixtures instead of unittest setUp methods.",
         **fields,
     }
     memory = services.memory_create(actor=SYSTEM, data=data).instance

@@ -156,3 +156,52 @@ def test_a_curator_runs_a_memorys_training_tests(live_server, browser, curator, 
     assert "2 of 2 passed" in _messages(browser)
     assert "pass" in browser.find_element(By.ID, "training-runs").text
     assert TrainingRun.objects.filter(memory=memory, passed=2).exists()
+
+
+def test_a_curator_resolves_a_contradiction_side_by_side_field_by_field(live_server, browser, curator,
+                                                                          on_commit):
+    from selenium.webdriver.common.by import By
+
+    with on_commit():  # embedded inline, so the write check runs as the worker would run it
+        older = make_memory(curator, title="Indentation", content="The user prefers tabs for indentation.",
+                            tags=["style"])
+    with on_commit():
+        newer = make_memory(curator, title="Indentation now", tags=["editor"],
+                            content="The user prefers spaces for indentation.")
+    item = ReviewItem.objects.get(kind="contradiction")
+
+    browser.get(f"{live_server.url}{reverse('admin:memories_reviewitem_changelist')}")
+    browser.find_element(By.LINK_TEXT, "Contradiction").click()
+    table = browser.find_element(By.ID, "side-by-side").text
+    assert "The user prefers tabs for indentation." in table
+    assert "The user prefers spaces for indentation." in table
+    assert "another preference" in browser.find_element(By.ID, "review-evidence").text
+    browser.find_element(By.ID, "pick-content-other").click()
+    browser.find_element(By.ID, "review-note").send_keys("spaces since the style guide")
+    browser.find_element(By.ID, "resolve-merge").click()
+
+    assert "merge done" in _messages(browser)
+    merged = Memory.objects.get(pk=older.pk)
+    assert merged.title == "Indentation"
+    assert merged.content == "The user prefers spaces for indentation."
+    assert set(merged.tags) == {"style", "editor"}
+    assert Memory.objects.get(pk=newer.pk).archived
+    assert ReviewItem.objects.get(pk=item.pk).resolution == "merge"
+
+
+def test_a_curator_reads_a_memorys_audit_timeline(live_server, browser, curator):
+    from selenium.webdriver.common.by import By
+
+    from memories import services
+
+    memory = make_memory(curator, title="Release day", content="We release on Tuesdays.")
+    services.memory_update(actor=SYSTEM, memory_id=memory.id, expected_version=1,
+                           changes={"content": "We release on Thursdays."}, reason="moved release day")
+
+    browser.get(f"{live_server.url}{reverse('admin:memories_memory_change', args=[quote(memory.pk)])}")
+    browser.find_element(By.ID, "timeline-link").click()
+
+    rows = browser.find_elements(By.CSS_SELECTOR, "#audit-timeline tbody tr")
+    assert [row.get_attribute("class") for row in rows] == ["timeline-edit", "timeline-create"]
+    assert "moved release day" in rows[0].text
+    assert "We release on Thursdays." in rows[0].text

@@ -41,8 +41,10 @@ class ReviewItemOutputSerializer(serializers.Serializer):
     memory = serializers.CharField(source="memory_id")
     memory_title = serializers.CharField(source="memory.title")
     other = serializers.CharField(
-        source="other_id", allow_null=True, help_text="near_duplicate: the newer memory"
+        source="other_id", allow_null=True,
+        help_text="Pairs (near_duplicate, contradiction): the newer memory"
     )
+    other_title = serializers.CharField(source="other.title", allow_null=True, default=None)
     reason = serializers.CharField()
     evidence = serializers.DictField()
     resolution = serializers.CharField()
@@ -58,12 +60,20 @@ class ReviewListQuerySerializer(QueryParamsSerializer):
 
 class ReviewResolveInputSerializer(JSONInputSerializer):
     action = serializers.ChoiceField(
-        choices=["archive", "keep", "revised", "merge", "dismiss"],
+        choices=["archive", "keep", "revised", "merge", "supersede", "reject", "dismiss"],
         help_text="archive_suggestion: archive, keep or dismiss; contested: archive, keep (confirmed), "
-        "revised (you wrote a new version) or dismiss; near_duplicate: merge (the newer into the older), "
-        "keep (both) or dismiss",
+        "revised (you wrote a new version) or dismiss; training_failure: archive or dismiss. "
+        "Pairs (near_duplicate, contradiction; `memory` is the older, `other` the newer): supersede "
+        "(the newer replaces the older, which is archived), merge (the newer into the older, field by "
+        "field with `fields`), keep (both hold), reject (the newer is wrong: archived) or dismiss",
     )
     note = serializers.CharField(required=False, allow_blank=True, max_length=500, default="")
+    # A declared field (DRF's metaclass moves it off the class), not Serializer.fields.
+    fields = serializers.DictField(  # type: ignore[assignment]
+        child=serializers.ChoiceField(choices=["memory", "other"]), required=False, default=dict,
+        help_text="With merge: the side each of title, content and summary comes from, e.g. "
+        '{"content": "other"}; the older memory\'s by default. Phrases and tags are the union of both.',
+    )
 
 
 class FeedbackViews:
@@ -135,5 +145,6 @@ class ReviewViewSet(viewsets.ViewSet):
             item_id=int(pk),
             action=data.validated_data["action"],
             note=data.validated_data["note"],
+            fields=data.validated_data["fields"],
         )
         return Response(ReviewItemOutputSerializer(item).data)

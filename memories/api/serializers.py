@@ -23,7 +23,7 @@ from samsite.api.fields import (
     RFC3339DateTimeField,
 )
 from samsite.api.parsers import MAX_JSON_DEPTH
-from samsite.core.models import SpaceKind
+from samsite.core.models import DuplicatePolicy, NearDuplicatePolicy, SpaceKind, SupersessionPolicy
 
 # Largest metadata object a memory carries, as JSON text: room for any annotation,
 # small enough that redaction, hashing and version diffs stay cheap.
@@ -56,6 +56,9 @@ class SpaceOutputSerializer(serializers.Serializer):
     mode = serializers.ChoiceField(choices=Mode.choices)
     retention_days = serializers.IntegerField(allow_null=True)
     prune_decayed = serializers.BooleanField()
+    duplicate_policy = serializers.ChoiceField(choices=DuplicatePolicy.choices)
+    near_duplicate_policy = serializers.ChoiceField(choices=NearDuplicatePolicy.choices)
+    supersession_policy = serializers.ChoiceField(choices=SupersessionPolicy.choices)
     redaction_allowlist = serializers.ListField(child=serializers.CharField())
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
@@ -79,6 +82,17 @@ class SpaceSettingsSerializer(JSONInputSerializer):
     prune_decayed = serializers.BooleanField(
         required=False, help_text="Let the nightly job delete memories whose confidence fell below 0.1 "
                                   "(default false: they are only suggested for archiving)")
+    duplicate_policy = serializers.ChoiceField(
+        choices=DuplicatePolicy.choices, required=False,
+        help_text="The same text written again: reinforce the stored memory (default) or keep both")
+    near_duplicate_policy = serializers.ChoiceField(
+        choices=NearDuplicatePolicy.choices, required=False,
+        help_text="A near duplicate found once a new memory is embedded: review (default), merge into "
+                  "the older, link as SIMILAR_TO, or keep")
+    supersession_policy = serializers.ChoiceField(
+        choices=SupersessionPolicy.choices, required=False,
+        help_text="A newer memory contradicting an older one: auto (supersede when sure, else review; "
+                  "default), review (always ask a curator) or off")
     redaction_allowlist = serializers.ListField(
         child=serializers.CharField(max_length=200), max_length=500, required=False
     )
@@ -289,6 +303,10 @@ class MemoryWriteOutputSerializer(serializers.Serializer):
         child=serializers.DictField(), help_text="[{path, kind, pattern, start, end}] per redaction"
     )
     persisted = serializers.BooleanField(help_text="False when an incognito mode kept nothing")
+    reinforced = serializers.BooleanField(
+        required=False, default=False,
+        help_text="True when the space held the same text already: that memory was reinforced "
+                  "(confidence +0.02 up to 0.95) and is the one answered; nothing new was stored")
 
 
 class MemoryReasonInputSerializer(JSONInputSerializer):
@@ -383,6 +401,8 @@ class MemoryBulkRowSerializer(serializers.Serializer):
     id = serializers.CharField(required=False)
     persisted = serializers.BooleanField(required=False,
                                          help_text="False when an incognito mode kept nothing")
+    reinforced = serializers.BooleanField(
+        required=False, help_text="The same text was stored: `id` is that memory, reinforced")
     redaction_report = serializers.ListField(child=serializers.DictField(), required=False)
     # A declared field (DRF's metaclass moves it off the class), not Serializer.errors.
     errors = serializers.DictField(  # type: ignore[assignment]
@@ -390,7 +410,8 @@ class MemoryBulkRowSerializer(serializers.Serializer):
 
 
 class MemoryBulkOutputSerializer(serializers.Serializer):
-    created = serializers.IntegerField()
+    created = serializers.IntegerField(help_text="Rows stored (new memories and reinforced ones)")
+    reinforced = serializers.IntegerField(help_text="Of those, rows that reinforced a memory stored already")
     failed = serializers.IntegerField()
     atomic = serializers.BooleanField()
     results = MemoryBulkRowSerializer(many=True)

@@ -48,15 +48,21 @@ def _write_answer(result: WriteResult[Memory], *, code: int = status.HTTP_200_OK
         "suggested_fields": list(result.suggested),
         "redaction_report": list(result.redaction_report),
         "persisted": result.persisted,
+        "reinforced": result.reinforced,
     }
-    return Response(body, status=code if result.persisted else status.HTTP_200_OK)
+    # A duplicate create answers 200 with the memory it reinforced: nothing was created.
+    created = result.persisted and not result.reinforced
+    return Response(body, status=code if created else status.HTTP_200_OK)
 
 
 def _keep_created(response: Response) -> dict[str, Any] | None:
     """What a create replay needs: the id and the reports, not the memory's text."""
-    if response.status_code != status.HTTP_201_CREATED or not response.data.get("persisted"):
+    # A reinforcing create (200) is kept too: its retry must not reinforce a second time.
+    reinforced = bool(response.data.get("reinforced"))
+    if not response.data.get("persisted") or (
+            response.status_code != status.HTTP_201_CREATED and not reinforced):
         return None
-    return {"memory_id": response.data["memory"]["id"],
+    return {"memory_id": response.data["memory"]["id"], "reinforced": reinforced,
             "suggested_fields": list(response.data["suggested_fields"]),
             "redaction_report": list(response.data["redaction_report"]),
             "changelog_diff": list(response.data["changelog_diff"])}
@@ -67,7 +73,8 @@ def _replay_created(request: Request, answer: dict[str, Any]) -> Response:
     memory = selectors.memory_get(actor=request.user, memory_id=answer["memory_id"])
     return _write_answer(WriteResult(memory, changelog=answer["changelog_diff"],
                                      suggested=answer["suggested_fields"],
-                                     redaction_report=answer["redaction_report"]),
+                                     redaction_report=answer["redaction_report"],
+                                     reinforced=bool(answer.get("reinforced"))),
                          code=status.HTTP_201_CREATED)
 
 
@@ -346,6 +353,7 @@ class MemoryViewSet(FeedbackViews, viewsets.ViewSet):
                 elif row.memory is not None:
                     result_rows.append({"index": index, "ok": True, "id": row.memory.id,
                                         "persisted": row.outcome is WriteOutcome.STORE,
+                                        "reinforced": row.reinforced,
                                         "redaction_report": row.redaction_report})
         results = sorted(
             result_rows + [{"index": i, "ok": False, "errors": e} for i, e in shape_errors.items()],
@@ -357,7 +365,8 @@ class MemoryViewSet(FeedbackViews, viewsets.ViewSet):
             body["results"] = results
             return Response(body, status=status.HTTP_400_BAD_REQUEST)
         created_count = sum(1 for r in results if r["ok"])
-        body = {"created": created_count, "failed": len(results) - created_count,
+        body = {"created": created_count, "reinforced": sum(1 for r in results if r.get("reinforced")),
+                "failed": len(results) - created_count,
                 "atomic": atomic, "results": results}
         code = status.HTTP_201_CREATED if not shape_errors else status.HTTP_200_OK
         return Response(s.MemoryBulkOutputSerializer(body).data, status=code)

@@ -127,6 +127,9 @@ def form(planned: list[formation.Planned], *, gate: Gate = Gate.FORM,
     for plan, row in zip(todo, result.rows, strict=True):
         if plan.memory_id in created:
             written.append((plan, plan.memory_id, ""))
+        elif row.reinforced and row.memory is not None:
+            # The space holds this text already: the formed memory is that one, reinforced.
+            written.append((plan, row.memory.id, ""))
         elif row.outcome is not WriteOutcome.STORE or row.space is None:
             # Refused (paused, off) or discarded (incognito) by a mode set since the gate
             # was read, or the space is going away: not the memory's fault, so no link.

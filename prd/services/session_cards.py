@@ -368,8 +368,10 @@ def card_create(*, actor: Actor, data: CardInput) -> MemoryCard:
                 + (" and session." if session else "."),
             )
         until = max((e.ts for e in events), default=timezone.now())
+        # A card is its own record (evidence, checks): never folded into another memory.
         written = memory_services.memory_create(
             actor=actor,
+            check_duplicates=False,
             data=_memory_item(
                 space.slug,
                 data.card_type,

@@ -37,6 +37,26 @@ class SpaceManager(models.Manager["Space"]):
         return super().get_queryset().defer(*Space.SEALED_FIELDS)
 
 
+class DuplicatePolicy(models.TextChoices):
+    # The same text again reinforces the memory stored; no second row.
+    REINFORCE = "reinforce"
+    KEEP = "keep", "Keep both"
+
+
+class NearDuplicatePolicy(models.TextChoices):
+    REVIEW = "review", "Ask a curator"
+    MERGE = "merge", "Merge into the older"
+    LINK = "link", "Link as similar"
+    KEEP = "keep", "Keep both, unlinked"
+
+
+class SupersessionPolicy(models.TextChoices):
+    # Certain contradictions supersede the older memory; unsure ones go to review.
+    AUTO = "auto", "Supersede when certain"
+    REVIEW = "review", "Always ask a curator"
+    OFF = "off", "Do nothing"
+
+
 class Space(models.Model):
     """The scope every memory belongs to: global, a project, an agent or a user."""
 
@@ -53,6 +73,13 @@ class Space(models.Model):
     # floor (docs/lifecycle.md). Off by default: below their floor they are suggested for
     # archiving, never deleted.
     prune_decayed = models.BooleanField(default=False)
+    # What a write does with a memory already stored (docs/lifecycle.md, "On write").
+    duplicate_policy = models.CharField(max_length=12, choices=DuplicatePolicy.choices,
+                                        default=DuplicatePolicy.REINFORCE)
+    near_duplicate_policy = models.CharField(max_length=12, choices=NearDuplicatePolicy.choices,
+                                             default=NearDuplicatePolicy.REVIEW)
+    supersession_policy = models.CharField(max_length=12, choices=SupersessionPolicy.choices,
+                                           default=SupersessionPolicy.AUTO)
     # Usernames and account ids that redaction keeps in this space (case-insensitive).
     redaction_allowlist = ArrayField(models.CharField(max_length=200), default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -24,3 +24,5 @@ class WriteResult(Generic[T]):
     redaction_report: list[dict[str, Any]] = field(default_factory=list)
     # False when the memory mode answered without keeping anything (incognito).
     persisted: bool = True
+    # True when a create found the same text stored and reinforced that memory instead.
+    reinforced: bool = False

@@ -168,7 +168,7 @@ def build_server(default_caller: Caller | None = None) -> MCPServer:
         memory = answer["memory"]
         return {"id": memory["id"], "space": memory["space"], "title": memory["title"],
                 "kind": memory["kind"], "version": memory["version"], "persisted": answer["persisted"],
-                "redactions": answer["redaction_report"]}
+                "reinforced": answer.get("reinforced", False), "redactions": answer["redaction_report"]}
 
     @server.tool(description="Forget a memory: archive it (hidden from recall, restorable by a curator), "
                              "or delete it for good with permanent=true (curators and owners).")

@@ -296,6 +296,18 @@ SAM_SUMMARIZER: _SummarizerSettings = {
     "RETRY_BASE_SECONDS": env_float("SAM_SUMMARIZER_RETRY_BASE_SECONDS", 60.0),
 }
 
+# A second opinion on near duplicates and contradictions the rules are unsure of
+# (memories/judge.py): "none", or "openai" for any OpenAI-compatible /chat/completions
+# endpoint. The two memories' (redacted) texts are sent there.
+SAM_JUDGE = {
+    "PROVIDER": env_str("SAM_JUDGE_PROVIDER", "none"),
+    "MODEL": env_str("SAM_JUDGE_MODEL", ""),
+    "URL": env_str("SAM_JUDGE_URL", ""),
+    "API_KEY": env_str("SAM_JUDGE_API_KEY", ""),
+    "TIMEOUT_SECONDS": env_float("SAM_JUDGE_TIMEOUT_SECONDS", 10.0),
+    "MIN_CONFIDENCE": env_float("SAM_JUDGE_MIN_CONFIDENCE", 0.8),
+}
+
 SAM_EXTRA_KINDS = env_list("SAM_EXTRA_KINDS")
 class _McpSettings(TypedDict):
     TOKEN_BUDGET: int

@@ -23,7 +23,8 @@ def boss_client(db, client):
 def _space_form(space, **inline) -> dict:
     data = {
         "name": space.name, "kind": space.kind, "description": "", "mode": "assist",
-        "retention_days": "", "redaction_allowlist": "",
+        "retention_days": "", "redaction_allowlist": "", "duplicate_policy": "reinforce",
+        "near_duplicate_policy": "review", "supersession_policy": "auto",
         "memberships-TOTAL_FORMS": "0", "memberships-INITIAL_FORMS": "0",
         "restricted_tags-TOTAL_FORMS": "0", "restricted_tags-INITIAL_FORMS": "0",
     }

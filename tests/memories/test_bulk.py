@@ -41,7 +41,7 @@ def test_atomic_bulk_writes_nothing_when_a_row_fails(api, space):
 
 
 def test_atomic_bulk_writes_all_when_every_row_is_valid(api, space):
-    items = [{**GOOD, "title": f"Row {n} title"} for n in range(5)]
+    items = [{**GOOD, "title": f"Row {n} title", "content": f"Row {n}: {GOOD['content']}"} for n in range(5)]
     response = api.post("/api/v1/memories/bulk/", {"items": items, "atomic": True}, format="json")
     assert response.status_code == 201
     assert response.json()["created"] == 5

@@ -40,14 +40,22 @@ def test_a_retried_create_replays_the_first_answer_without_writing(api, space):
     assert "alice.smith" not in again.json()["memory"]["content"]
 
 
-def test_without_a_key_a_retry_writes_again(api, space):
+def test_without_a_key_a_retry_reinforces_what_the_first_stored(api, space):
     post(api, CREATE, GOOD, None)
-    post(api, CREATE, GOOD, None)
-    assert Memory.objects.filter(space=space).count() == 2
+    retry = post(api, CREATE, GOOD, None)
+
+    assert retry.status_code == 200
+    assert retry.json()["reinforced"] is True
+    assert Memory.objects.filter(space=space).count() == 1
+    assert Memory.objects.get().stats.reinforced_count == 1
+
+
+def row(n: int, title: str | None = None) -> dict:
+    return {**GOOD, "title": title or f"Row {n} title", "content": f"Row {n}: {GOOD['content']}"}
 
 
 def test_a_retried_bulk_replays_the_first_answer_without_writing(api, space):
-    items = [{**GOOD, "title": f"Row {n} title"} for n in range(3)] + [{**GOOD, "title": "x"}]
+    items = [row(n) for n in range(3)] + [row(3, title="x")]
     first = post(api, BULK, {"items": items}, "bulk-1")
     again = post(api, BULK, {"items": items}, "bulk-1")
 
@@ -102,12 +110,16 @@ def test_a_refused_request_does_not_use_up_its_key(api, space):
 def test_a_key_expires_after_a_day_and_is_pruned(api, space):
     post(api, CREATE, GOOD, "old-key")
     IdempotencyKey.objects.update(created_at=timezone.now() - timedelta(hours=25))
-    post(api, CREATE, {**GOOD, "title": "Fresh key"}, "recent-key")
+    post(api, CREATE, row(1, title="Fresh key"), "recent-key")
 
     assert tasks.idempotency_keys_prune() == {"deleted": 1}
     assert list(IdempotencyKey.objects.values_list("key", flat=True)) == ["recent-key"]
-    assert post(api, CREATE, GOOD, "old-key").status_code == 201
-    assert Memory.objects.filter(space=space).count() == 3
+    # The key is gone: the request runs again (and reinforces what it stored the first time).
+    again = post(api, CREATE, GOOD, "old-key")
+    assert again.status_code == 200
+    assert again.json()["reinforced"] is True
+    assert "Idempotent-Replayed" not in again
+    assert Memory.objects.filter(space=space).count() == 2
 
 
 def test_an_invalid_key_is_refused(api, space):
@@ -119,7 +131,7 @@ def test_an_invalid_key_is_refused(api, space):
 def test_two_concurrent_requests_with_one_key_write_once():
     user = UserFactory(username="concurrent-writer")
     SpaceFactory(slug="webshop", members={user: "owner"})
-    items = [{**GOOD, "title": f"Concurrent row {n}"} for n in range(3)]
+    items = [row(n, title=f"Concurrent row {n}") for n in range(3)]
     answers: dict[str, object] = {}
     first_answered, release, second_done = threading.Event(), threading.Event(), threading.Event()
     first_client, second_client = client_for(user), client_for(user)

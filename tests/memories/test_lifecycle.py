@@ -379,6 +379,9 @@ def test_the_schedules_run_the_periods(db):
 
 
 def test_exact_duplicates_merge_into_the_oldest_and_a_dry_run_only_lists_them(space):
+    # Duplicates stored while the space kept them (or before writes reinforced instead).
+    space.duplicate_policy = "keep"
+    space.save()
     first = make_memory(space, title="Deploy window", content="We deploy on Tuesdays at ten.")
     second = make_memory(space, title="When we deploy", content="We deploy on Tuesdays at ten.")
     other = make_memory(space, title="Other", content="Invoices are numbered per year.")
@@ -399,6 +402,9 @@ def test_exact_duplicates_merge_into_the_oldest_and_a_dry_run_only_lists_them(sp
 
 @pytest.fixture
 def near_pair(space, on_commit) -> tuple[Memory, Memory]:
+    # The nightly pass: the write-time check is left out here (tests/memories/test_write_checks.py).
+    space.near_duplicate_policy = "keep"
+    space.save()
     with on_commit():
         older = make_memory(space, title="Deploy day", content="We deploy on Fridays after the standup.")
     with on_commit():
@@ -437,6 +443,8 @@ def test_a_pair_kept_apart_is_not_raised_again(api, near_pair):
 
 
 def test_duplicates_in_a_paused_space_wait(api, space):
+    space.duplicate_policy = "keep"
+    space.save()
     make_memory(space, title="One", content="Same words in both.")
     make_memory(space, title="Two", content="Same words in both.")
     api.patch("/api/v1/spaces/webshop/", {"mode": "paused"}, format="json")

@@ -16,6 +16,8 @@ class FakeChatServer:
     def __init__(self) -> None:
         self.fail_next = 0
         self.delay_seconds = 0.0
+        # When set, every answer's text (a model judge's JSON, say) instead of the narrative.
+        self.reply: str | None = None
         self.requests: list[dict] = []
         self.auth_headers: list[str | None] = []
         server = self
@@ -35,7 +37,7 @@ class FakeChatServer:
                 else:
                     prompt = body["messages"][-1]["content"]
                     heading = prompt.splitlines()[0].lstrip("# ")
-                    text = f"Model narrative of {heading}: work went as logged."
+                    text = server.reply or f"Model narrative of {heading}: work went as logged."
                     self._answer(200, {"choices": [{"index": 0, "message": {"role": "assistant",
                                                                             "content": text}}],
                                        "model": body["model"]})

@@ -70,6 +70,8 @@ def test_opposite_preferences_are_flagged_and_clarification_suggested(api, store
 
 def test_near_duplicates_keep_the_more_confident_one(api, store, space, on_commit):
     original = store["Prefer pytest fixtures over setUp"]
+    space.duplicate_policy = "keep"  # two rows with one text, as a space that keeps them holds
+    space.save()
     with on_commit():
         copy = make_memory(space, title="Prefer pytest fixtures over setUp methods", tags=["testing"],
                            content=original.content, confidence_score=0.95)

@@ -50,8 +50,11 @@ class Command(BaseCommand):
             summary = report.as_dict()
             self.stdout.write(
                 f"rows: {summary['total']}  created: {summary['created']}  failed: {summary['failed']}"
-                f"  remapped ids: {len(summary['remapped'])}"
+                f"  reinforced: {summary['reinforced']}  remapped ids: {len(summary['remapped'])}"
             )
+            for item in summary["duplicates"]:
+                self.stdout.write(
+                    f"  row {item['row']}: the same text is stored as {item['memory']}; reinforced")
             for item in summary["remapped"]:
                 self.stdout.write(f"  row {item['row']}: id {item['from']} was taken, now {item['to']}")
             for item in summary["errors"]:
