@@ -9,6 +9,7 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import quote, unquote
 from django.contrib.postgres.forms import SimpleArrayField
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -378,6 +379,8 @@ class MemoryAdmin(admin.ModelAdmin):
 
     def timeline_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         """Everything the audit chain holds about the memory, newest first (who may audit it)."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
         memory_id = unquote(object_id)
         back = reverse("admin:memories_memory_change", args=[quote(memory_id)])
         try:

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -84,6 +85,8 @@ class ReviewItemAdmin(admin.ModelAdmin):
         item = self.get_object(request, unquote(object_id))
         if item is None:
             raise Http404("No such review item.")
+        if not self.has_view_or_change_permission(request, item):
+            raise PermissionDenied
         ids = [item.memory_id, *([item.other_id] if item.other_id else [])]
         visible = {m.pk: m for m in access.restrict(Memory.objects.select_related("stats"), request.user)
                    .filter(pk__in=ids)}

@@ -22,7 +22,7 @@ from django.db import connection
 from django.utils import timezone
 from django_q.models import OrmQ
 
-from memories.models import Memory
+from memories.models import Memory, MemoryStats
 from tests.factories import SpaceFactory, make_memory
 from tests.fakes.openai_embeddings import FakeEmbeddingServer
 
@@ -93,6 +93,21 @@ def test_a_running_worker_embeds_new_memories():
         stop_cluster(cluster)
     assert set(Memory.objects.filter(pk__in=ids).values_list("embedding_model", flat=True)) == {
         "sentence-transformers/all-MiniLM-L6-v2"}
+
+
+def test_the_worker_supersedes_an_older_statement_once_the_newer_is_embedded():
+    space = SpaceFactory(slug="cluster-supersede")
+    older = make_memory(space, title="Deploy day", content="We deploy on Fridays.")
+    cluster = start_cluster()
+    try:
+        wait_for(lambda: Memory.objects.get(pk=older.id).embedding_status == "ready", timeout=90,
+                 process=cluster)
+        newer = make_memory(space, title="No Friday deploys", content="We no longer deploy on Fridays.")
+        wait_for(lambda: Memory.objects.get(pk=older.id).archived, timeout=60, process=cluster)
+    finally:
+        stop_cluster(cluster)
+    assert Memory.objects.get(pk=older.id).superseded_by_id == newer.id
+    assert not MemoryStats.objects.get(memory_id=newer.id).check_pending
 
 
 def test_a_failed_embedding_is_retried_by_the_cluster_scheduler():

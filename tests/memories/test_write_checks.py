@@ -475,3 +475,24 @@ def test_the_admin_shows_a_memorys_relations_and_its_audit_timeline(admin_client
     actions = [e["action"] for e in timeline.context["events"]]
     assert actions[:2] == ["archive", "edit"]  # superseded: linked, then archived
     assert actions[-1] == "create"
+
+
+def test_the_review_and_timeline_screens_need_their_admin_rights(client, space, on_commit):
+    from django.contrib.admin.utils import quote
+    from django.urls import reverse
+
+    from governance.services import membership_grant
+    from tests.factories import UserFactory
+
+    older = write(space, on_commit, "The user prefers tabs for indentation.")
+    write(space, on_commit, "The user prefers spaces for indentation.")
+    item = ReviewItem.objects.get(kind="contradiction")
+    staff = UserFactory(username="staff-no-perms", is_staff=True)
+    membership_grant(actor=SYSTEM, space=space, user=staff, role="viewer")
+    client.force_login(staff)
+
+    review = client.get(reverse("admin:memories_reviewitem_change", args=[item.pk]))
+    timeline = client.get(reverse("admin:memories_memory_timeline", args=[quote(older.pk)]))
+
+    assert review.status_code == 403
+    assert timeline.status_code == 403
