@@ -45,6 +45,8 @@ bench: install
 	$(BIN)/python bench/decay_pass.py
 	$(BIN)/python bench/dedupe_detector.py
 	$(BIN)/python bench/write_checks.py
+	$(BIN)/python bench/extraction_eval.py
+	$(BIN)/python bench/chat_import_speed.py
 
 clean-db:
 	-$(BIN)/python manage.py sam_db stop

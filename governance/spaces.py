@@ -23,7 +23,8 @@ from samsite.core.models import Space
 from samsite.core.signals import announce_change
 
 SPACE_SETTINGS = ("name", "kind", "description", "mode", "retention_days", "prune_decayed",
-                  "duplicate_policy", "near_duplicate_policy", "supersession_policy", "redaction_allowlist")
+                  "duplicate_policy", "near_duplicate_policy", "supersession_policy", "capture_sources",
+                  "redaction_allowlist")
 
 
 @transaction.atomic
@@ -104,7 +105,7 @@ def _set_space_options(space: Space, changes: dict[str, Any]) -> None:
     for name in SPACE_SETTINGS:
         if name in changes:
             value = changes[name]
-            if name == "redaction_allowlist":
+            if name in ("redaction_allowlist", "capture_sources"):
                 value = sorted({str(v).strip() for v in value if str(v).strip()})
             setattr(space, name, value.strip() if isinstance(value, str) else value)
 

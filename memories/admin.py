@@ -41,7 +41,8 @@ class SpaceAdmin(admin.ModelAdmin):
     search_fields = ("slug", "name")
     prepopulated_fields = {"slug": ("name",)}
     fields = ("slug", "name", "kind", "description", "mode", "retention_days", "prune_decayed",
-              "duplicate_policy", "near_duplicate_policy", "supersession_policy", "redaction_allowlist")
+              "duplicate_policy", "near_duplicate_policy", "supersession_policy", "capture_sources",
+              "redaction_allowlist")
     inlines = (SpaceMembershipInline, RestrictedTagInline)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Space]:

@@ -18,6 +18,7 @@ from django.db import InterfaceError, OperationalError, close_old_connections, c
 
 from governance import idempotency
 from memories import embedding_jobs, hooks
+from memories.capture import jobs as capture_jobs
 
 logger = logging.getLogger(__name__)
 
@@ -122,3 +123,9 @@ def recover_on_worker_start(**kwargs) -> None:
 def idempotency_keys_prune() -> dict:
     """Scheduled hourly: forget Idempotency-Key answers older than their lifetime."""
     return {"deleted": idempotency.keys_prune()}
+
+
+def chat_import_run(*, import_id: str, path: str) -> dict:
+    """Import an uploaded chat history (memories.capture.jobs)."""
+    done = capture_jobs.run(import_id, path)
+    return {"import": import_id, "status": done.status if done else "not queued"}

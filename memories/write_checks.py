@@ -46,6 +46,8 @@ logger = logging.getLogger(__name__)
 # Neighbours compared with each new memory, and the least cosine worth judging.
 NEIGHBOURS = 5
 MIN_COSINE = 0.45
+# Spaces up to this size are compared exactly, larger ones through the HNSW index.
+EXACT_UP_TO = 20_000
 # Checks finished per call when no ids are given (the nightly catch-up).
 CATCH_UP_LIMIT = 2000
 
@@ -118,14 +120,19 @@ def neighbours(memory: Memory) -> list[tuple[str, float]]:
         if row is None or row[0] is None:
             return []
         vector, model, created_at = row
-        # The filters (space, older, same model) drop index hits: let the HNSW scan go on
-        # until it has enough (pgvector's iterative scan), within the check's transaction.
-        cursor.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
+        cursor.execute("SELECT count(*) FROM (SELECT 1 FROM memories_memory WHERE space_id = %s "
+                       "AND archived = false LIMIT %s) AS rows", [memory.space_id, EXACT_UP_TO + 1])
+        # A space of up to EXACT_UP_TO memories is compared exactly ("+ 0" keeps the planner
+        # off the HNSW index: a few ms); a larger one through the index, whose scan goes on
+        # past filtered-out hits (pgvector's iterative scan) within this transaction.
+        exact = cursor.fetchone()[0] <= EXACT_UP_TO
+        if not exact:
+            cursor.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
+        order = "(embedding <=> %s::vector) + 0" if exact else "embedding <=> %s::vector"
         cursor.execute(
             "SELECT id, 1 - (embedding <=> %s::vector) FROM memories_memory "
             "WHERE space_id = %s AND archived = false AND embedding IS NOT NULL AND embedding_model = %s "
-            "AND id <> %s AND (created_at, id) < (%s, %s) "
-            "ORDER BY embedding <=> %s::vector LIMIT %s",
+            f"AND id <> %s AND (created_at, id) < (%s, %s) ORDER BY {order} LIMIT %s",
             [vector, memory.space_id, model, memory.pk, created_at, memory.pk, vector, NEIGHBOURS],
         )
         return [(pk, float(cosine)) for pk, cosine in cursor.fetchall() if cosine >= MIN_COSINE]

@@ -73,12 +73,17 @@ def test_conflicts_and_incognito_answers_are_documented_with_the_error_body(db):
     assert {"code", "message", "fields"} <= set(error["required"])
 
 
+UPLOAD = ("post", "/api/v1/spaces/{slug}/chat-imports/")
+
+
 def test_request_bodies_are_json_only_and_memory_edits_require_a_version(db):
     schema = _schema()
     for path, methods in schema["paths"].items():
         for method, operation in methods.items():
             if "requestBody" in operation:
-                assert set(operation["requestBody"]["content"]) == {"application/json"}, (method, path)
+                # One upload takes a file (a chat history); every other body is JSON.
+                expected = {"multipart/form-data"} if (method, path) == UPLOAD else {"application/json"}
+                assert set(operation["requestBody"]["content"]) == expected, (method, path)
     assert "version" in schema["components"]["schemas"]["MemoryUpdateInputRequest"]["required"]
 
 

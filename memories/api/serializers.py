@@ -11,7 +11,7 @@ from rest_framework import serializers
 from governance import access
 from governance.modes import Mode, Retention
 from governance.roles import role_for_rank
-from memories import limits
+from memories import capture, limits
 from memories.embeddings.registry import configured_model_name
 from memories.entry import known_kinds
 from memories.models import DecayType, EmbeddingStatus, Memory, MemoryType, Priority, Reliability, SourceType
@@ -59,6 +59,7 @@ class SpaceOutputSerializer(serializers.Serializer):
     duplicate_policy = serializers.ChoiceField(choices=DuplicatePolicy.choices)
     near_duplicate_policy = serializers.ChoiceField(choices=NearDuplicatePolicy.choices)
     supersession_policy = serializers.ChoiceField(choices=SupersessionPolicy.choices)
+    capture_sources = serializers.ListField(child=serializers.CharField())
     redaction_allowlist = serializers.ListField(child=serializers.CharField())
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
@@ -93,6 +94,9 @@ class SpaceSettingsSerializer(JSONInputSerializer):
         choices=SupersessionPolicy.choices, required=False,
         help_text="A newer memory contradicting an older one: auto (supersede when sure, else review; "
                   "default), review (always ask a curator) or off")
+    capture_sources = serializers.ListField(
+        child=serializers.ChoiceField(choices=capture.SOURCES), required=False,
+        help_text="Chat histories this space accepts imports from (none by default; docs/capture.md)")
     redaction_allowlist = serializers.ListField(
         child=serializers.CharField(max_length=200), max_length=500, required=False
     )

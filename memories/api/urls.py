@@ -2,6 +2,7 @@ from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from memories.api import lifecycle, views
+from memories.api.chat_imports import ChatImportDetailView, SpaceChatImportView
 from memories.api.restrict import MemoryRestrictView
 
 router = SimpleRouter(trailing_slash=True)
@@ -13,4 +14,6 @@ urlpatterns = [
     path("schema/memory-entry.json", views.memory_entry_schema, name="memory-entry-schema"),
     *router.urls,
     path("memories/<str:pk>/restrict/", MemoryRestrictView.as_view(), name="memory-restrict"),
+    path("spaces/<str:slug>/chat-imports/", SpaceChatImportView.as_view(), name="space-chat-imports"),
+    path("chat-imports/<str:pk>/", ChatImportDetailView.as_view(), name="chat-import-detail"),
 ]

@@ -80,6 +80,9 @@ class Space(models.Model):
                                              default=NearDuplicatePolicy.REVIEW)
     supersession_policy = models.CharField(max_length=12, choices=SupersessionPolicy.choices,
                                            default=SupersessionPolicy.AUTO)
+    # Chat histories this space accepts imports from (docs/capture.md): none by default; the
+    # owner opts in per source (claude_code, chatgpt, cursor, jsonl).
+    capture_sources = ArrayField(models.CharField(max_length=20), default=list, blank=True)
     # Usernames and account ids that redaction keeps in this space (case-insensitive).
     redaction_allowlist = ArrayField(models.CharField(max_length=200), default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+import uuid
 from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
@@ -57,10 +58,31 @@ class Answer:
         return self.status < 400
 
 
+def multipart(fields: dict[str, str], files: dict[str, tuple[str, bytes]]) -> tuple[bytes, str]:
+    """A multipart/form-data body and its content type (for the upload endpoints)."""
+    boundary = f"sam-{uuid.uuid4().hex}"
+    parts = []
+    for name, value in fields.items():
+        head = f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
+        parts.append(f"{head}{value}\r\n".encode())
+    for name, (file_name, data) in files.items():
+        safe = file_name.replace('"', "").replace("\r", "").replace("\n", "")
+        parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{safe}"\r\n'
+                     f"Content-Type: application/octet-stream\r\n\r\n".encode() + data + b"\r\n")
+    parts.append(f"--{boundary}--\r\n".encode())
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+
+
 def call(caller: Caller, method: str, path: str, *, body: Any = None,
-         query: dict[str, Any] | None = None, headers: dict[str, str] | None = None) -> Answer:
-    """Run one API request as `caller` and return its status and decoded JSON body."""
+         query: dict[str, Any] | None = None, headers: dict[str, str] | None = None,
+         raw: tuple[bytes, str] | None = None) -> Answer:
+    """Run one API request as `caller` and return its status and decoded JSON body.
+
+    `raw` is a body already encoded, with its content type (a multipart upload)."""
     payload = json.dumps(body).encode() if body is not None else b""
+    content_type = "application/json"
+    if raw is not None:
+        payload, content_type = raw
     captured: dict[str, Any] = {}
 
     def start_response(status: str, response_headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
@@ -73,7 +95,7 @@ def call(caller: Caller, method: str, path: str, *, body: Any = None,
         "SERVER_NAME": "localhost", "SERVER_PORT": "443" if caller.secure else "80",
         "SERVER_PROTOCOL": "HTTP/1.1", "HTTP_HOST": caller.host or _default_host(),
         "HTTP_AUTHORIZATION": caller.authorization, "HTTP_ACCEPT": "application/json",
-        "HTTP_USER_AGENT": "sam-mcp", "CONTENT_TYPE": "application/json",
+        "HTTP_USER_AGENT": "sam-mcp", "CONTENT_TYPE": content_type,
         "CONTENT_LENGTH": str(len(payload)), "wsgi.input": io.BytesIO(payload),
         "wsgi.url_scheme": "https" if caller.secure else "http", "wsgi.errors": sys.stderr,
         "wsgi.version": (1, 0), "wsgi.multithread": True, "wsgi.multiprocess": True, "wsgi.run_once": False,

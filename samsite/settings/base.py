@@ -181,6 +181,7 @@ SPECTACULAR_SETTINGS = {
         "RoleEnum": "governance.roles.Role",
         "ModeEnum": "governance.modes.Mode",
         "RestrictedRoleEnum": "governance.api.serializers.RESTRICT_CHOICES",
+        "ChatSourceEnum": "memories.capture.SOURCES",
     },
 }
 
@@ -338,6 +339,9 @@ SAM_BULK_MAX_ITEMS = 1000
 # Largest request body the API reads, in bytes (samsite/api/parsers.py). Big enough for a
 # full bulk write (SAM_BULK_MAX_ITEMS memories at their length limits); larger bodies get 400.
 SAM_API_MAX_BODY_BYTES = env_int("SAM_API_MAX_BODY_BYTES", 32 * 1024 * 1024)
+# Largest chat history one upload may carry (POST /api/v1/spaces/{slug}/chat-imports/; a
+# zip may unpack to four times this). Uploads stream to disk, never into memory.
+SAM_CHAT_IMPORT_MAX_BYTES = env_int("SAM_CHAT_IMPORT_MAX_BYTES", 512 * 1024 * 1024)
 
 LOGGING = {
     "version": 1,

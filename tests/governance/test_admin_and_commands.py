@@ -24,7 +24,7 @@ def _space_form(space, **inline) -> dict:
     data = {
         "name": space.name, "kind": space.kind, "description": "", "mode": "assist",
         "retention_days": "", "redaction_allowlist": "", "duplicate_policy": "reinforce",
-        "near_duplicate_policy": "review", "supersession_policy": "auto",
+        "near_duplicate_policy": "review", "supersession_policy": "auto", "capture_sources": "",
         "memberships-TOTAL_FORMS": "0", "memberships-INITIAL_FORMS": "0",
         "restricted_tags-TOTAL_FORMS": "0", "restricted_tags-INITIAL_FORMS": "0",
     }

@@ -3,6 +3,8 @@ SDK's own client with real agent tokens."""
 
 from __future__ import annotations
 
+import json
+
 import httpx2
 import pytest
 from mcp import MCPError
@@ -16,6 +18,7 @@ TOOLS = {
     "finish_thinking", "recall_reasoning", "search_past_solutions", "find_similar_issues",
     "get_project_patterns", "recall_decision", "get_category_summary", "context_pack", "memory_stats",
     "augment_prompt", "session_start", "session_log", "session_handoff", "card_check", "memory_feedback",
+    "ingest_chat_history", "chat_import_status",
 }
 
 
@@ -298,3 +301,28 @@ def test_feedback_through_the_tool_reaches_the_memory(url: str, world: World):
     assert MemoryStats.objects.get(memory_id=memory_id).usage_count == 1
     assert contradicted["reliability"] == "contested"
     assert ReviewItem.objects.get(pk=contradicted["review_item"]).memory_id == memory_id
+
+
+def test_a_chat_history_imported_through_the_tool_becomes_memories(url: str, world: World):
+    from samsite.core.models import Space
+
+    Space.objects.filter(slug="webshop").update(capture_sources=["jsonl"])
+    turns = (("user", "We decided to keep money as integer cents because rounding bit us."),
+             ("assistant", "Noted."))
+    history = "\n".join(json.dumps({"conversation_id": "c1", "role": role, "content": text})
+                        for role, text in turns)
+
+    async def work():
+        async with http_client(url, world.owner_token) as client:
+            started = structured(await client.call_tool("ingest_chat_history", {
+                "space": "webshop", "source": "jsonl", "content": history}))
+            status = structured(await client.call_tool("chat_import_status",
+                                                       {"import_id": started["import_id"]}))
+            refused = tool_error(await client.call_tool("ingest_chat_history", {
+                "space": "webshop", "source": "chatgpt", "content": "[]"}))
+            return status, refused
+
+    status, refused = run(work)
+    assert status["status"] == "done"
+    assert status["memories_created"] == 1
+    assert refused["code"] == "forbidden"

@@ -1,0 +1,71 @@
+"""What every importer yields: conversations of messages, or an error about one item.
+
+Importers stream: a parser yields one `Conversation` (or one `ItemError`) at a time and never
+holds a whole export in memory. `key` names the conversation within its source, stable
+across exports, so a re-import finds what it imported before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Literal
+
+Role = Literal["user", "assistant"]
+
+
+@dataclass
+class Message:
+    role: Role
+    text: str
+    at: datetime | None = None
+
+
+@dataclass
+class Conversation:
+    source: str  # claude_code | chatgpt | cursor | jsonl
+    key: str  # the conversation's id in its source
+    origin: str  # the file (and table) it was read from, for provenance
+    title: str = ""
+    messages: list[Message] = field(default_factory=list)
+    # What the user said about themselves outside the conversation (ChatGPT's custom
+    # instructions): read like a user message, never shown as one.
+    profile: str = ""
+
+    def fingerprint(self) -> str:
+        """A hash of what was said: the same conversation exported again hashes the same."""
+        digest = hashlib.sha256()
+        digest.update(self.profile.encode())
+        for message in self.messages:
+            digest.update(json.dumps([message.role, message.text]).encode())
+        return digest.hexdigest()
+
+
+@dataclass
+class ItemError:
+    """One item that could not be read: a line, a conversation, a file; the rest goes on."""
+
+    origin: str
+    item: str
+    reason: str
+
+
+def timestamp(value: object) -> datetime | None:
+    """A datetime from an ISO string or Unix seconds (or milliseconds); None otherwise."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        seconds = value / 1000 if value > 1e11 else value
+        try:
+            return datetime.fromtimestamp(seconds, tz=UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    if isinstance(value, str) and value:
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return None

@@ -1,0 +1,188 @@
+"""Import a chat history into a space: read, split, extract, write through the memory services.
+
+Everything a memory written by the API goes through, an imported one goes through too:
+redaction before storage, sealing, memory modes, audit, the write checks (a repeated fact
+reinforces, a changed one supersedes, an unsure one is reviewed). Each conversation is one
+transaction with its watermark: nothing is half-written, and a re-import of an unchanged
+conversation does nothing (docs/capture.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from django.db import transaction
+
+from governance import access, policy, privacy
+from governance.audit.services import audit_record
+from governance.crypto import keyed_digest
+from governance.modes import WriteOutcome
+from memories import services
+from memories.capture import SOURCES, chatgpt, claude_code, cursor, exchanges, extract, jsonl
+from memories.capture.conversation import Conversation, ItemError
+from memories.models import ImportedConversation
+from samsite.core.actor import Actor
+from samsite.core.errors import Forbidden, InvalidInput, ModeRefusesWrites
+from samsite.core.models import Space
+
+READERS: dict[str, ModuleType] = {m.SOURCE: m for m in (claude_code, chatgpt, cursor, jsonl)}
+assert tuple(READERS) == SOURCES
+MEMORY_TYPES = {"solution": "procedural", "standard": "procedural", "gotcha": "procedural"}
+
+
+@dataclass
+class ChatImportReport:
+    source: str
+    space: str
+    conversations_seen: int = 0
+    conversations_skipped: int = 0  # unchanged since the last import
+    exchanges: int = 0  # read this time (new ones only, for a conversation that grew)
+    candidates: int = 0
+    memories_created: int = 0
+    memories_reinforced: int = 0  # the space held the same text: that memory was reinforced
+    memories_discarded: int = 0  # incognito: found, not kept
+    rejected: list[dict[str, Any]] = field(default_factory=list)  # candidates the services refused
+    errors: list[dict[str, str]] = field(default_factory=list)  # items the reader could not read
+    dry_run: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def check_allowed(*, actor: Actor, space: Space, source: str) -> None:
+    """Raise unless `actor` may import `source` histories into `space` now."""
+    if source not in READERS:
+        raise InvalidInput("Unknown source.", fields={"source": [f"One of {', '.join(SOURCES)}."]})
+    if source not in (space.capture_sources or []):
+        raise Forbidden(f"Space '{space.slug}' does not accept imports from {source}: its owner allows "
+                        f"sources in the space's capture_sources setting.",
+                        fields={"source": ["Not allowed in this space."]})
+    if policy.write_outcome(actor, space) is WriteOutcome.REFUSE:
+        raise ModeRefusesWrites(f"{policy.refusal_message(actor, space)} Nothing was imported.")
+
+
+def chat_import(*, actor: Actor, space_slug: str, source: str, path: Path, dry_run: bool = False,
+                progress: Callable[[ChatImportReport], None] | None = None) -> ChatImportReport:
+    """Import the history at `path` (a file or a folder) into the space; report everything."""
+    space = access.access_space(actor, slug=space_slug, action="write")
+    check_allowed(actor=actor, space=space, source=source)
+    report = ChatImportReport(source=source, space=space.slug, dry_run=dry_run)
+    # Incognito: the import answers what it would keep and keeps nothing, not even watermarks.
+    keep = not dry_run and policy.write_outcome(actor, space) is WriteOutcome.STORE
+    for item in read(source, path):
+        if isinstance(item, ItemError):
+            report.errors.append(asdict(item))
+        else:
+            _conversation(actor, space, item, report, dry_run=dry_run, keep=keep)
+        if progress is not None:
+            progress(report)
+    audit_record("import", actor=actor, space=space,
+                 after={"source": source, "conversations": report.conversations_seen,
+                        "created": report.memories_created, "reinforced": report.memories_reinforced,
+                        "errors": len(report.errors), "dry_run": dry_run},
+                 note=f"chat history ({source})")
+    return report
+
+
+def count(source: str, path: Path) -> int | None:
+    """How many conversations `path` holds, where a reader can tell cheaply (else None)."""
+    counter = getattr(READERS.get(source), "count", None)
+    try:
+        return counter(path) if counter is not None and path.exists() else None
+    except Exception:  # a count is only for the progress bar: the import reports real errors
+        return None
+
+
+def read(source: str, path: Path) -> Iterator[Conversation | ItemError]:
+    if not path.exists():
+        yield ItemError(str(path), "path", "no such file or folder")
+        return
+    yield from READERS[source].read(path)
+
+
+def _item(space: Space, conversation: Conversation, candidate: extract.Candidate,
+          at: Any) -> dict[str, Any]:
+    origin = Path(conversation.origin).name
+    return {
+        "space": space.slug,
+        "title": candidate.title[:200],
+        "content": candidate.content,
+        "kind": candidate.kind,
+        "memory_type": MEMORY_TYPES.get(candidate.kind, "semantic"),
+        "priority": candidate.priority,
+        "confidence_score": candidate.confidence,
+        "tags": ["imported", conversation.source.replace("_", "-")],
+        "source": {"type": "import", "uri": None,
+                   "ref": f"{conversation.source}:{origin}#{conversation.key}:{candidate.exchange}"},
+        "occurred_at": at.isoformat() if at else None,
+        "metadata": {"capture": {"source": conversation.source, "conversation": conversation.key,
+                                 "title": conversation.title[:200], "exchange": candidate.exchange,
+                                 "rule": candidate.rule, "category": candidate.category,
+                                 "evidence": candidate.evidence}},
+    }
+
+
+def _keepable(space: Space, conversation: Conversation, candidates: list[extract.Candidate],
+              report: ChatImportReport) -> list[extract.Candidate]:
+    """Leave out facts whose value redaction would remove, as the memory services would redact
+    them: "The user's name is [name]." says nothing. Names, emails and phone numbers are
+    personal data SAM does not store (docs/redaction.md)."""
+    kept = []
+    for candidate in candidates:
+        probe = {"content": candidate.content}
+        privacy.redact_fields(probe, fields=["content"], allowlist=space.redaction_allowlist)
+        if candidate.value and candidate.value not in probe["content"]:
+            report.rejected.append({
+                "conversation": conversation.key, "exchange": candidate.exchange, "rule": candidate.rule,
+                "errors": {"content": ["The fact is personal data that redaction removes before storage: "
+                                       "nothing would be left to remember."]}})
+            continue
+        kept.append(candidate)
+    return kept
+
+
+def _conversation(actor: Actor, space: Space, conversation: Conversation, report: ChatImportReport, *,
+                  dry_run: bool, keep: bool) -> None:
+    report.conversations_seen += 1
+    key = keyed_digest(space.pk, f"{conversation.source}:{conversation.key}")
+    fingerprint = conversation.fingerprint()
+    mark = ImportedConversation.objects.filter(space=space, source=conversation.source, key=key).first()
+    if mark is not None and mark.fingerprint == fingerprint:
+        report.conversations_skipped += 1
+        return
+    split = exchanges.split(conversation)
+    # A conversation that grew since its last import: only its new exchanges are read.
+    start = mark.exchanges if mark is not None and mark.exchanges <= len(split) else 0
+    report.exchanges += len(split) - start
+    candidates = extract.extract(split, profile=conversation.profile, start=start)
+    report.candidates += len(candidates)
+    candidates = _keepable(space, conversation, candidates, report)
+    if dry_run:
+        return
+    if not keep:
+        report.memories_discarded += len(candidates)
+        return
+    at = {e.index: e.at for e in split}
+    with transaction.atomic():
+        created = 0
+        if candidates:
+            result = services.memory_bulk_create(
+                actor=actor, items=[_item(space, conversation, c, at.get(c.exchange)) for c in candidates])
+            for candidate, row in zip(candidates, result.rows, strict=True):
+                if row.errors:
+                    report.rejected.append({"conversation": conversation.key, "exchange": candidate.exchange,
+                                            "rule": candidate.rule, "errors": row.errors})
+                elif row.reinforced:
+                    report.memories_reinforced += 1
+                else:
+                    created += 1
+        report.memories_created += created
+        ImportedConversation.objects.update_or_create(
+            space=space, source=conversation.source, key=key,
+            defaults={"fingerprint": fingerprint, "exchanges": len(split),
+                      "memories": (mark.memories if mark else 0) + created},
+        )

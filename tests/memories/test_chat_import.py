@@ -1,0 +1,452 @@
+"""Chat-history imports: the readers on hand-built fixtures of each format, the extractors,
+and the import through the command (opt-in, provenance, redaction, re-imports that add
+nothing, modes). The fixtures hold no real personal data."""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from governance.audit.models import AuditEvent
+from memories.capture import chatgpt, claude_code, cursor, exchanges, extract, jsonl
+from memories.capture.conversation import Conversation, ItemError, Message
+from memories.models import ImportedConversation, Memory
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "chat"
+CLAUDE = FIXTURES / "claude_code"
+
+
+def conversations(items):
+    return [i for i in items if isinstance(i, Conversation)]
+
+
+def errors(items):
+    return [i for i in items if isinstance(i, ItemError)]
+
+
+# --- readers ----------------------------------------------------------------------------
+
+
+def test_claude_code_keeps_what_the_person_typed_and_the_replies_joined():
+    items = list(claude_code.read(CLAUDE))
+
+    [session] = conversations(items)
+    assert session.key == "5b0c3c1e-8f0e-4a51-9d1f-2f6c1f9e7a10"
+    assert session.title == "Fix psycopg ImportError in CI"  # its own summary, not another session's
+    roles = [m.role for m in session.messages]
+    assert roles == ["user", "assistant", "user", "assistant", "user"]
+    reply = session.messages[1].text
+    assert reply.startswith("The slim image has no libpq")
+    assert '```bash\npip install "psycopg[binary]==3.2.3"\n```' in reply  # one reply over three lines
+    typed = " ".join(m.text for m in session.messages if m.role == "user")
+    for left_out in ("Caveat:", "/clear", "File edited", "Search the repo", "continued from a previous"):
+        assert left_out not in typed
+    [cut] = errors(items)
+    assert cut.item == "line 17"
+    assert "not JSON" in cut.reason
+
+
+def test_claude_code_leaves_subagent_files_out():
+    assert [p.name for p in claude_code.files(CLAUDE)] == ["5b0c3c1e-8f0e-4a51-9d1f-2f6c1f9e7a10.jsonl"]
+
+
+def test_chatgpt_reads_the_current_branch_only_with_custom_instructions_as_the_profile():
+    items = list(chatgpt.read(FIXTURES / "chatgpt_conversations.json"))
+
+    first, second = conversations(items)
+    said = [m.text for m in first.messages]
+    assert "I prefer spaces for Python code." in said
+    assert "I prefer tabs for indentation." not in said  # an abandoned branch
+    assert "Here is my desk setup. What monitor arm would you suggest?" in said  # image part left out
+    assert not any("Thought for" in t or "image analysed" in t for t in said)
+    assert first.profile == "I am a data engineer. I work at Initech.\nKeep answers short and concrete."
+    assert [m.role for m in second.messages] == ["user", "assistant", "user", "assistant"]
+    assert second.messages[1].text.startswith("from fastapi import FastAPI")  # a `code` message
+    [broken] = errors(items)
+    assert broken.item == "conversation 3"
+
+
+def test_chatgpt_reads_a_split_export_and_keeps_what_precedes_a_cut():
+    split = conversations(chatgpt.read(FIXTURES / "chatgpt_split"))
+    truncated = list(chatgpt.read(FIXTURES / "chatgpt_truncated.json"))
+
+    assert [c.title for c in split] == ["Moving and editor setup", "API framework", "Lunch spots"]
+    assert chatgpt.count(FIXTURES / "chatgpt_split") == 3
+    assert [c.title for c in conversations(truncated)] == ["API framework"]
+    assert "not valid JSON" in errors(truncated)[0].reason
+
+
+def make_cursor_store(path: Path, *, version: int = 10) -> Path:
+    """A Cursor global store with a composer in the newer layout (headers + bubble rows), one in
+    the older inline layout, one of a schema version SAM does not know, and one broken."""
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+    db.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+    rows = {
+        "composerData:c-new": {"_v": version, "composerId": "c-new", "name": "Flaky test",
+                               "createdAt": 1767500000000,
+                               "fullConversationHeadersOnly": [{"bubbleId": "b1", "type": 1},
+                                                               {"bubbleId": "b2", "type": 2}]},
+        "bubbleId:c-new:b1": {"_v": 3, "type": 1, "bubbleId": "b1",
+                              "text": "I always use pytest-randomly to catch order-dependent tests."},
+        "bubbleId:c-new:b2": {"_v": 3, "type": 2, "bubbleId": "b2",
+                              "text": "Good habit; seed it in CI logs."},
+        "composerData:c-old": {"_v": 2, "composerId": "c-old", "conversation": [
+            {"type": 1, "bubbleId": "o1", "text": "My name is Lee Park."},
+            {"type": 2, "bubbleId": "o2", "text": "Hello Lee."}]},
+        "composerData:c-future": {"_v": 99, "composerId": "c-future", "conversation": []},
+    }
+    for key, value in rows.items():
+        db.execute("INSERT INTO cursorDiskKV VALUES (?, ?)", [key, json.dumps(value).encode()])
+    db.execute("INSERT INTO cursorDiskKV VALUES (?, ?)", ["composerData:c-broken", b"{not json"])
+    db.execute("INSERT INTO ItemTable VALUES (?, ?)", [cursor.CHAT_PANEL_KEY, json.dumps({"tabs": [
+        {"tabId": "t1", "chatTitle": "Old chat", "bubbles": [
+            {"type": "user", "text": "I speak Korean and English."},
+            {"type": "ai", "rawText": "Noted."}]}]})])
+    db.commit()
+    db.close()
+    return path
+
+
+def test_cursor_reads_both_composer_layouts_and_the_old_chat_panel(tmp_path):
+    items = list(cursor.read(make_cursor_store(tmp_path / "state.vscdb")))
+
+    found = {c.key: c for c in conversations(items)}
+    assert set(found) == {"c-new", "c-old", "t1"}
+    assert [(m.role, m.text) for m in found["c-new"].messages] == [
+        ("user", "I always use pytest-randomly to catch order-dependent tests."),
+        ("assistant", "Good habit; seed it in CI logs.")]
+    assert found["c-new"].messages[0].at is not None  # the composer's createdAt, in milliseconds
+    assert found["t1"].messages[1].text == "Noted."
+    reasons = {e.item: e.reason for e in errors(items)}
+    assert "schema version 99 is not supported" in reasons["composerData:c-future"]
+    assert "unreadable conversation" in reasons["composerData:c-broken"]
+
+
+def test_cursor_says_plainly_what_is_not_a_cursor_store(tmp_path):
+    corrupt = tmp_path / "corrupt.vscdb"
+    corrupt.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
+    other = tmp_path / "other.vscdb"
+    sqlite3.connect(other).execute("CREATE TABLE notes (x)").connection.commit()
+
+    [damaged] = list(cursor.read(corrupt))
+    [foreign] = list(cursor.read(other))
+
+    assert "SQLite" in damaged.reason or "damaged" in damaged.reason
+    assert "not a Cursor store" in foreign.reason
+
+
+def test_generic_jsonl_groups_by_conversation_and_reports_bad_lines():
+    items = list(jsonl.read(FIXTURES / "generic.jsonl"))
+
+    found = {c.key: c for c in conversations(items)}
+    assert [m.role for m in found["g1"].messages] == ["user", "assistant"]
+    assert found["g1"].title == "Intro"
+    assert found["g2"].messages[0].at is not None  # Unix seconds
+    bad = [(e.item, e.reason) for e in errors(items)]
+    assert bad[0] == ("line 5", "missing content")
+    assert bad[1][0] == "line 6"
+    assert bad[1][1].startswith("not JSON")
+
+
+# --- exchanges and extraction ------------------------------------------------------------
+
+
+def conversation(*turns: tuple[str, str]) -> Conversation:
+    return Conversation(source="jsonl", key="t", origin="t.jsonl",
+                        messages=[Message(role, text) for role, text in turns])  # type: ignore[arg-type]
+
+
+def test_exchanges_keep_code_whole_and_pick_out_entities():
+    [one] = exchanges.split(conversation(
+        ("user", "Running `pytest` gives ModuleNotFoundError: No module named 'app' in tests/test_api.py"),
+        ("assistant", "Install it in editable mode:\n```bash\n$ pip install -e .\n```\n"
+                      "```python\nfrom app.main import create_app\n```"),
+    ))
+
+    assert [(b.language, b.code) for b in one.code_blocks] == [
+        ("bash", "$ pip install -e ."), ("python", "from app.main import create_app")]
+    assert one.entities["files"] == ["tests/test_api.py"]
+    assert one.entities["commands"] == ["pip install -e ."]
+    assert one.entities["errors"] == ["ModuleNotFoundError: No module named 'app' in tests/test_api.py"]
+    assert one.entities["libraries"] == ["app"]
+
+
+@pytest.mark.parametrize(("said", "expected"), [
+    ("My name is Priya Raman.", "The user's name is Priya Raman."),
+    ("I'm a senior backend developer at a bank.", "The user is a senior backend developer."),
+    ("I work at Globex now.", "The user works at Globex."),
+    ("I live in Lisbon, Portugal.", "The user lives in Lisbon."),
+    ("i'm a nurse, night shifts mostly", "The user is a nurse."),
+    ("been at Norrvik Bank for three years now", "The user works at Norrvik Bank."),
+    ("I moved to Berlin last month.", "The user moved to Berlin and lives there now."),
+    ("I speak Portuguese and English.", "The user speaks Portuguese and English."),
+    ("I prefer spaces for Python code.", "The user prefers spaces for Python code."),
+    ("Please keep answers short and concrete.", "The user wants answers short and concrete."),
+    ("We decided to pin psycopg because the slim image stays.",
+     "Decided to pin psycopg because the slim image stays."),
+    ("Never commit the .env file to the repository.", "Never commit the .env file to the repository."),
+])
+def test_the_user_rules_state_what_the_user_said(said, expected):
+    [found] = extract.extract(exchanges.split(conversation(("user", said))))
+
+    assert found.content == expected
+    assert found.evidence == said
+
+
+@pytest.mark.parametrize("said", [
+    "Am I a good developer?",
+    "If I lived in Paris I would walk to work.",
+    "I used to work at Initech.",
+    "Maybe I prefer tabs, not sure.",
+    "The assistant said: my name is Bot.",
+    "```\nmy name is Nobody\n```",
+])
+def test_questions_hypotheticals_and_others_words_are_not_facts_about_the_user(said):
+    assert extract.extract(exchanges.split(conversation(("user", said)))) == []
+
+
+def test_a_solution_needs_the_user_to_say_the_fix_worked():
+    problem = ("user", "CI fails with ImportError: no pq wrapper available")
+    fix = ("assistant", "Use the binary build:\n```bash\npip install psycopg[binary]\n```")
+
+    unconfirmed = extract.extract(exchanges.split(conversation(problem, fix, ("user", "Hmm, still red."))))
+    confirmed = extract.extract(exchanges.split(conversation(problem, fix, ("user", "That worked, thanks!"))))
+
+    assert [c.kind for c in unconfirmed] == []
+    [solution] = confirmed
+    assert solution.kind == "solution"
+    assert solution.content.startswith(
+        "Problem: ImportError: no pq wrapper available\nFix: Use the binary build:")
+    assert "```bash\npip install psycopg[binary]\n```" in solution.content
+
+
+# --- the import ------------------------------------------------------------------------------
+
+
+def contents() -> list[str]:
+    return [m.content for m in Memory.objects.all()]  # sealed: compared in Python, not SQL
+
+
+def memory(content: str) -> Memory:
+    [found] = [m for m in Memory.objects.all() if m.content == content]
+    return found
+
+
+def said(conversation_id: str, text: str) -> str:
+    return json.dumps({"conversation_id": conversation_id, "role": "user", "content": text}) + "\n"
+
+
+def run(*args: str) -> dict:
+    out = io.StringIO()
+    call_command("sam_chat_import", *args, "--json", stdout=out)
+    return json.loads(out.getvalue())
+
+
+@pytest.fixture
+def capturing(space):
+    space.capture_sources = ["claude_code", "chatgpt", "cursor", "jsonl"]
+    space.save()
+    return space
+
+
+def test_a_space_imports_nothing_until_its_owner_allows_the_source(space):
+    with pytest.raises(CommandError, match="does not accept imports from claude_code"):
+        run("claude_code", str(CLAUDE), "--space", "webshop")
+
+    assert Memory.objects.count() == 0
+
+
+def test_an_import_writes_through_the_memory_services_and_says_what_it_did(capturing):
+    report = run("claude_code", str(CLAUDE), "--space", "webshop")
+
+    assert report["conversations_seen"] == 1
+    assert report["exchanges"] == 3
+    assert len(report["errors"]) == 1
+    memories = {m.kind: m for m in Memory.objects.all()}
+    assert set(memories) == {"fact", "decision", "standard", "solution"}
+    employer = memory("The user works at Globex.")
+    assert employer.source_type == "import"
+    assert employer.source_ref == "claude_code:5b0c3c1e-8f0e-4a51-9d1f-2f6c1f9e7a10.jsonl" \
+                                  "#5b0c3c1e-8f0e-4a51-9d1f-2f6c1f9e7a10:0"
+    assert employer.metadata["capture"]["evidence"] == "I work at Globex on the webshop team."
+    assert employer.priority == "high"
+    # A fact is kept only if redaction leaves its value: never a blanked "[name]".
+    assert not any("[name]" in text for text in contents())
+    assert "dana.k@example.com" not in json.dumps([m.metadata for m in Memory.objects.all()])
+    solution = memories["solution"]
+    assert solution.memory_type == "procedural"
+    assert 'pip install "psycopg[binary]==3.2.3"' in solution.content
+    assert report["memories_created"] == Memory.objects.count()
+    assert AuditEvent.objects.filter(action="import", space_slug="webshop").exists()
+
+
+def test_importing_again_adds_nothing_and_a_grown_conversation_only_its_new_exchanges(capturing, tmp_path):
+    history = tmp_path / "history.jsonl"
+    history.write_text(said("c1", "I speak German."))
+    first = run("jsonl", str(history), "--space", "webshop")
+    again = run("jsonl", str(history), "--space", "webshop")
+    with history.open("a") as handle:
+        handle.write(json.dumps({"conversation_id": "c1", "role": "assistant", "content": "Gut."}) + "\n")
+        handle.write(said("c1", "I work at Initech."))
+    grown = run("jsonl", str(history), "--space", "webshop")
+
+    assert first["memories_created"] == 1
+    assert (again["conversations_skipped"], again["memories_created"], again["exchanges"]) == (1, 0, 0)
+    assert (grown["exchanges"], grown["memories_created"]) == (1, 1)
+    assert sorted(contents()) == [
+        "The user speaks German.", "The user works at Initech."]
+    assert ImportedConversation.objects.get().exchanges == 2
+
+
+def test_a_repeated_fact_reinforces_and_a_changed_one_supersedes(capturing, on_commit, tmp_path):
+    history = tmp_path / "history.jsonl"
+    history.write_text(said("a", "I live in Paris.") + said("b", "I live in Paris."))
+    with on_commit():
+        report = run("jsonl", str(history), "--space", "webshop")
+    moved = tmp_path / "moved.jsonl"
+    moved.write_text(said("c", "I moved to Berlin."))
+    with on_commit():
+        run("jsonl", str(moved), "--space", "webshop")
+
+    assert (report["memories_created"], report["memories_reinforced"]) == (1, 1)
+    paris = memory("The user lives in Paris.")
+    berlin = memory("The user moved to Berlin and lives there now.")
+    assert paris.archived
+    assert paris.superseded_by_id == berlin.id
+
+
+def test_a_dry_run_writes_nothing(capturing):
+    report = run("chatgpt", str(FIXTURES / "chatgpt_conversations.json"), "--space", "webshop", "--dry-run")
+
+    assert report["candidates"] > 0
+    assert Memory.objects.count() == 0
+    assert not ImportedConversation.objects.exists()
+
+
+def test_a_paused_space_imports_nothing_and_says_so(capturing):
+    capturing.mode = "paused"
+    capturing.save()
+
+    with pytest.raises(CommandError, match="paused"):
+        run("chatgpt", str(FIXTURES / "chatgpt_conversations.json"), "--space", "webshop")
+    assert Memory.objects.count() == 0
+
+
+def test_a_fact_that_redaction_would_blank_is_left_out_and_said_why(capturing):
+    report = run("chatgpt", str(FIXTURES / "chatgpt_conversations.json"), "--space", "webshop")
+
+    [name] = [r for r in report["rejected"] if r["rule"] == "name"]
+    assert "personal data" in name["errors"]["content"][0]
+    assert not any("[name]" in text for text in contents())
+
+
+def test_chatgpt_custom_instructions_and_messages_become_facts(capturing):
+    run("chatgpt", str(FIXTURES / "chatgpt_conversations.json"), "--space", "webshop")
+
+    found = set(contents())
+    assert {"The user is a data engineer.", "The user works at Initech.",
+            "The user wants answers short and concrete.",
+            "The user lives in Lisbon.", "The user speaks Portuguese and English.",
+            "The user prefers spaces for Python code.",
+            "Decided to go with FastAPI because we need async handlers.",
+            "Never commit the .env file to the repository."} <= found
+    assert "The user prefers tabs for indentation." not in found
+
+
+def test_cursor_imports_through_the_command(capturing, tmp_path):
+    report = run("cursor", str(make_cursor_store(tmp_path / "state.vscdb")), "--space", "webshop")
+
+    assert report["conversations_seen"] == 3
+    assert len(report["errors"]) == 2
+    assert {"The user prefers pytest-randomly to catch order-dependent tests.",
+            "The user speaks Korean and English."} <= set(contents())
+
+
+# --- the REST upload -----------------------------------------------------------------------
+
+
+def upload(api, name: str, data: bytes, source: str = "jsonl", slug: str = "webshop"):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return api.post(f"/api/v1/spaces/{slug}/chat-imports/",
+                    {"source": source, "file": SimpleUploadedFile(name, data)}, format="multipart")
+
+
+def zipped(files: dict[str, bytes]) -> bytes:
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as bundle:
+        for name, data in files.items():
+            bundle.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_an_upload_is_imported_by_a_job_and_reports_back(api, capturing, on_commit):
+    from memories.capture import uploads
+
+    history = json.dumps({"conversation_id": "c1", "role": "user", "content": "I speak German."}).encode()
+    with on_commit():
+        answer = upload(api, "history.jsonl", history)
+
+    assert answer.status_code == 202, answer.content
+    assert answer.json()["status"] == "queued"
+    done = api.get(f"/api/v1/chat-imports/{answer.json()['id']}/").json()
+    assert done["status"] == "done"
+    assert done["report"]["memories_created"] == 1
+    assert contents() == ["The user speaks German."]
+    assert not uploads.folder(answer.json()["id"]).exists()  # the raw history is not kept
+
+
+def test_a_zipped_claude_code_projects_folder_is_read_whole(api, capturing, on_commit):
+    session = (CLAUDE / "-home-dev-webshop" / "5b0c3c1e-8f0e-4a51-9d1f-2f6c1f9e7a10.jsonl").read_bytes()
+    with on_commit():
+        answer = upload(api, "projects.zip", zipped({"projects/-home-dev-webshop/s1.jsonl": session}),
+                        source="claude_code")
+
+    report = api.get(f"/api/v1/chat-imports/{answer.json()['id']}/").json()["report"]
+    assert report["conversations_seen"] == 1
+    assert report["memories_created"] >= 3
+
+
+@pytest.mark.parametrize(("source", "allowed", "mode", "code"), [
+    ("jsonl", [], "assist", 403), ("jsonl", ["jsonl"], "paused", 409), ("slack", ["jsonl"], "assist", 400)])
+def test_uploads_the_space_does_not_accept_are_refused(api, space, source, allowed, mode, code):
+    space.capture_sources, space.mode = allowed, mode
+    space.save()
+
+    answer = upload(api, "history.jsonl", b"{}", source=source)
+
+    assert answer.status_code == code, answer.content
+    assert not Memory.objects.exists()
+
+
+def test_an_empty_file_is_refused(api, capturing):
+    answer = upload(api, "history.jsonl", b"")
+
+    assert answer.status_code == 400
+    assert "file" in answer.json()["error"]["fields"]
+
+
+def test_an_archive_that_climbs_out_of_itself_is_refused(api, capturing):
+    answer = upload(api, "evil.zip", zipped({"../../etc/evil.jsonl": b"{}"}))
+
+    assert answer.status_code == 400
+    assert "Refused member" in json.dumps(answer.json())
+
+
+def test_someone_else_s_import_is_not_found(api, capturing, on_commit):
+    from tests.personas import member_client
+
+    with on_commit():
+        answer = upload(api, "history.jsonl", b'{"conversation_id": "c", "role": "user", "content": "Hi."}')
+    reader = member_client(capturing, "viewer", "import-reader")
+
+    assert reader.get(f"/api/v1/chat-imports/{answer.json()['id']}/").status_code == 404
