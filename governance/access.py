@@ -40,9 +40,10 @@ from samsite.core.errors import Forbidden, NotFound
 from samsite.core.models import Space
 
 # read: see and recall; write: add memories (and edit your own); edit: change a memory;
-# curate: archive, restore, delete, merge, restrict; audit: read audit timelines;
-# manage: members, roles, restricted tags, modes, retention, forget.
-Action = Literal["read", "write", "edit", "curate", "audit", "manage"]
+# curate: archive, restore, delete, merge, restrict; remove: delete one memory (curators any,
+# contributors their own: what SAM knows about you is yours to take back); audit: read audit
+# timelines; manage: members, roles, restricted tags, modes, retention, forget.
+Action = Literal["read", "write", "edit", "curate", "remove", "audit", "manage"]
 M = TypeVar("M", bound=Model)
 
 ACTION_PERMISSION: dict[str, str] = {
@@ -50,6 +51,7 @@ ACTION_PERMISSION: dict[str, str] = {
     "write": roles.PERM_WRITE,
     "edit": roles.PERM_EDIT_ANY,
     "curate": roles.PERM_CURATE,
+    "remove": roles.PERM_CURATE,
     "audit": roles.PERM_AUDIT,
     "manage": roles.PERM_MANAGE,
 }
@@ -350,8 +352,8 @@ def can(actor: Actor, action: Action, space: Space, obj: Model | None = None) ->
         return False
     if granted.allows(action):
         return True
-    # Contributors edit what they wrote themselves.
-    return (action == "edit" and granted.allows("write") and obj is not None
+    # Contributors edit, and delete, what they wrote themselves.
+    return (action in ("edit", "remove") and granted.allows("write") and obj is not None
             and getattr(obj, "created_by_id", None) == getattr(actor, "pk", object()))
 
 

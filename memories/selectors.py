@@ -8,8 +8,9 @@ from typing import Any
 
 from django.db.models import Count, F, Func, Q, QuerySet
 
-from governance import access
+from governance import access, roles
 from governance.crypto import search
+from memories import entry
 from memories.models import Memory, MemoryVersion, ReviewItem
 from samsite.core.actor import Actor
 from samsite.core.errors import NotFound
@@ -39,6 +40,9 @@ class MemoryFilters:
     text: str | None = None
     updated_after: datetime | None = None
     updated_before: datetime | None = None
+    # Only what SAM knows about the caller: what they wrote, and what their own spaces hold.
+    about_me: bool = False
+    kinds: list[str] = field(default_factory=list)
 
 
 def memory_list(*, actor: Actor, filters: MemoryFilters) -> QuerySet[Memory]:
@@ -48,6 +52,10 @@ def memory_list(*, actor: Actor, filters: MemoryFilters) -> QuerySet[Memory]:
     so a memory is findable the moment it is written, before its embedding is ready.
     """
     queryset = access.restrict(Memory.objects.with_related(), actor)
+    if filters.about_me:
+        queryset = queryset.filter(about(actor))
+    if filters.kinds:
+        queryset = queryset.filter(kind__in=filters.kinds)
     if filters.spaces:
         queryset = queryset.filter(space__slug__in=filters.spaces)
     if filters.memory_type:
@@ -72,6 +80,33 @@ def memory_list(*, actor: Actor, filters: MemoryFilters) -> QuerySet[Memory]:
             spaces = spaces.filter(slug__in=filters.spaces)
         queryset = queryset.filter(search.text_match(spaces.values_list("pk", flat=True), filters.text))
     return queryset.order_by("-updated_at", "id")
+
+
+# seed 003's categories of what SAM knows about a person; the other kinds are knowledge.
+CATEGORY_KINDS = {"fact": ["fact"], "preference": ["preference"], "style": ["style"], "topic": ["topic"],
+                  "summary": ["summary"]}
+CATEGORIES = (*CATEGORY_KINDS, "knowledge")
+
+
+def category_of(kind: str) -> str:
+    return next((name for name, kinds in CATEGORY_KINDS.items() if kind in kinds), "knowledge")
+
+
+def kinds_of(category: str) -> list[str]:
+    if category in CATEGORY_KINDS:
+        return CATEGORY_KINDS[category]
+    return [kind for kind in entry.known_kinds() if category_of(kind) == "knowledge"]
+
+
+def about(actor: Actor) -> Q:
+    """What SAM knows about `actor`: memories they wrote, and those of personal spaces (kind
+    `user`) they own, whoever wrote them there (an import run by SAM, say)."""
+    user = access.user_or_none(actor)
+    if user is None:
+        return Q(pk__in=[])
+    owner = roles.RANK[roles.Role.OWNER]
+    owned = [pk for pk, granted in access.rights(actor).items() if granted.rank >= owner]
+    return Q(created_by=user) | Q(space__kind="user", space_id__in=owned)
 
 
 def memory_get(*, actor: Actor, memory_id: str) -> Memory:

@@ -517,7 +517,7 @@ def _set_archived(actor: Actor, memory_id: str, *, archived: bool, reason: str) 
 @transaction.atomic
 def memory_delete(*, actor: Actor, memory_id: str) -> None:
     """Hard delete: the memory, its versions, counters and vector go in one statement."""
-    memory = _locked_memory(actor, memory_id, "curate")
+    memory = _locked_memory(actor, memory_id, "remove")
     outcome = policy.write_outcome(actor, memory.space)
     announce_change([memory.space_id])
     # The audit keeps that the memory existed and was deleted, not what it said.

@@ -25,7 +25,8 @@ _STATE_FIELDS = (
 IMPORT_CHUNK = 500
 
 
-def memories_export(*, actor: Actor, spaces: list[str], include_archived: bool) -> Iterator[dict[str, Any]]:
+def memories_export(*, actor: Actor, spaces: list[str], include_archived: bool,
+                    about_me: bool = False) -> Iterator[dict[str, Any]]:
     """Every visible memory of `spaces` (all when empty) as SAM JSON, oldest id first.
 
     Audited whatever happens to the stream: when it ends, when the reader stops early or
@@ -33,7 +34,8 @@ def memories_export(*, actor: Actor, spaces: list[str], include_archived: bool) 
     may read gets a row, even with 0 memories; `complete` says whether the stream was
     read to its end.
     """
-    filters = selectors.MemoryFilters(spaces=spaces, archived=None if include_archived else False)
+    filters = selectors.MemoryFilters(spaces=spaces, archived=None if include_archived else False,
+                                      about_me=about_me)
     queryset = selectors.memory_list(actor=actor, filters=filters).order_by("id")
     counts: Counter[int] = Counter()
     complete = False
@@ -49,7 +51,8 @@ def memories_export(*, actor: Actor, spaces: list[str], include_archived: bool) 
         for space_id in named.values_list("pk", flat=True):
             counts.setdefault(space_id, 0)
         _audit_per_space("export", actor, counts, include_archived=include_archived,
-                         complete=complete, requested=sorted(spaces))
+                         complete=complete, requested=sorted(spaces),
+                         **({"about_me": True} if about_me else {}))
 
 
 def _audit_per_space(action: str, actor: Actor, counts: Counter[int], *, requested: list[str] | None = None,

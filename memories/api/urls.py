@@ -3,6 +3,7 @@ from rest_framework.routers import SimpleRouter
 
 from memories.api import lifecycle, views
 from memories.api.chat_imports import ChatImportDetailView, SpaceChatImportView
+from memories.api.me import MyExportView, MyMemoriesView
 from memories.api.restrict import MemoryRestrictView
 
 router = SimpleRouter(trailing_slash=True)
@@ -16,4 +17,6 @@ urlpatterns = [
     path("memories/<str:pk>/restrict/", MemoryRestrictView.as_view(), name="memory-restrict"),
     path("spaces/<str:slug>/chat-imports/", SpaceChatImportView.as_view(), name="space-chat-imports"),
     path("chat-imports/<str:pk>/", ChatImportDetailView.as_view(), name="chat-import-detail"),
+    path("me/memories/", MyMemoriesView.as_view(), name="my-memories"),
+    path("me/export/", MyExportView.as_view(), name="my-export"),
 ]

@@ -198,6 +198,10 @@ _VAGUE = frozenset({"it", "them", "this", "that", "these", "those", "things", "s
                     "all of them", "that one", "this one", "both", "none", "him", "her", "you"})
 
 
+# Each rule's title, for memories another extractor proposes under the same rule.
+TITLES = {rule.name: rule.title for rule in USER_RULES} | {"solution": "A fix"}
+
+
 def _clauses(text: str) -> Iterator[tuple[str, str]]:
     """(clause, the sentence it is in) for each statement: questions, hypotheticals and
     reported speech left out, clause by clause ("i live near Graz, is there a train?")."""

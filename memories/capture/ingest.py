@@ -22,7 +22,7 @@ from governance.audit.services import audit_record
 from governance.crypto import keyed_digest
 from governance.modes import WriteOutcome
 from memories import services
-from memories.capture import SOURCES, chatgpt, claude_code, cursor, exchanges, extract, jsonl
+from memories.capture import SOURCES, chatgpt, claude_code, cursor, exchanges, extract, jsonl, model_extractor
 from memories.capture.conversation import Conversation, ItemError
 from memories.models import ImportedConversation
 from samsite.core.actor import Actor
@@ -47,6 +47,8 @@ class ChatImportReport:
     memories_discarded: int = 0  # incognito: found, not kept
     rejected: list[dict[str, Any]] = field(default_factory=list)  # candidates the services refused
     errors: list[dict[str, str]] = field(default_factory=list)  # items the reader could not read
+    model_candidates: int = 0  # what the model extractor proposed (SAM_EXTRACTOR_*), before merging
+    model_failures: list[dict[str, Any]] = field(default_factory=list)
     dry_run: bool = False
 
     def as_dict(self) -> dict[str, Any]:
@@ -126,6 +128,17 @@ def _item(space: Space, conversation: Conversation, candidate: extract.Candidate
     }
 
 
+def _redacted_text(space: Space, text: str) -> str:
+    values = {"text": text}
+    privacy.redact_fields(values, fields=["text"], allowlist=space.redaction_allowlist)
+    return str(values["text"])
+
+
+def _redacted(space: Space, split: list[exchanges.Exchange]) -> list[exchanges.Exchange]:
+    return [exchanges.Exchange(index=e.index, user=_redacted_text(space, e.user),
+                               assistant=_redacted_text(space, e.assistant), at=e.at) for e in split]
+
+
 def _keepable(space: Space, conversation: Conversation, candidates: list[extract.Candidate],
               report: ChatImportReport) -> list[extract.Candidate]:
     """Leave out facts whose value redaction would remove, as the memory services would redact
@@ -159,6 +172,16 @@ def _conversation(actor: Actor, space: Space, conversation: Conversation, report
     start = mark.exchanges if mark is not None and mark.exchanges <= len(split) else 0
     report.exchanges += len(split) - start
     candidates = extract.extract(split, profile=conversation.profile, start=start)
+    if model_extractor.enabled() and len(split) > start:
+        # The model sees the conversation as SAM would store it: redacted.
+        redacted, profile = _redacted(space, split), _redacted_text(space, conversation.profile)
+        outcome = model_extractor.extract_with_model(redacted, profile=profile, start=start)
+        if outcome.failed:
+            # The rules' memories stand alone; the report says which conversations lacked the model.
+            report.model_failures.append({"conversation": conversation.key, "attempts": outcome.attempts,
+                                          "reason": outcome.failed})
+        report.model_candidates += len(outcome.candidates)
+        candidates = model_extractor.merge(candidates, outcome.candidates)
     report.candidates += len(candidates)
     candidates = _keepable(space, conversation, candidates, report)
     if dry_run:

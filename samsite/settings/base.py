@@ -309,6 +309,18 @@ SAM_JUDGE = {
     "MIN_CONFIDENCE": env_float("SAM_JUDGE_MIN_CONFIDENCE", 0.8),
 }
 
+# A model beside the chat-import rules (memories/capture/model_extractor.py): "none", or
+# "openai" for any OpenAI-compatible /chat/completions endpoint. Conversations are sent there.
+SAM_EXTRACTOR = {
+    "PROVIDER": env_str("SAM_EXTRACTOR_PROVIDER", "none"),
+    "MODEL": env_str("SAM_EXTRACTOR_MODEL", ""),
+    "URL": env_str("SAM_EXTRACTOR_URL", ""),
+    "API_KEY": env_str("SAM_EXTRACTOR_API_KEY", ""),
+    "TIMEOUT_SECONDS": env_float("SAM_EXTRACTOR_TIMEOUT_SECONDS", 30.0),
+    "MAX_ATTEMPTS": env_int("SAM_EXTRACTOR_MAX_ATTEMPTS", 3),
+    "MIN_CONFIDENCE": env_float("SAM_EXTRACTOR_MIN_CONFIDENCE", 0.6),
+}
+
 SAM_EXTRA_KINDS = env_list("SAM_EXTRA_KINDS")
 class _McpSettings(TypedDict):
     TOKEN_BUDGET: int

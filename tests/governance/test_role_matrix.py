@@ -227,7 +227,9 @@ CASES: tuple[Case, ...] = (
          probe=memory_field("hr", "version")),
     Case("memories.destroy_others", "DELETE", "/memories/{open}/", CURATE_204,
          probe=memory_exists("open")),
-    Case("memories.destroy_contributors_own", "DELETE", "/memories/{contributors}/", CURATE_204,
+    # What someone wrote is theirs to take back (docs/capture.md, "your controls").
+    Case("memories.destroy_contributors_own", "DELETE", "/memories/{contributors}/",
+         (204, 204, 204, 403, 403, 404, 401, 403, 404, 404),
          probe=memory_exists("contributors")),
     Case("memories.archive", "POST", "/memories/{open}/archive/", CURATE,
          body={"reason": "matrix"}, probe=memory_field("open", "archived")),

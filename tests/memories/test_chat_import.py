@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from governance.audit.models import AuditEvent
 from memories.capture import chatgpt, claude_code, cursor, exchanges, extract, jsonl
@@ -450,3 +452,173 @@ def test_someone_else_s_import_is_not_found(api, capturing, on_commit):
     reader = member_client(capturing, "viewer", "import-reader")
 
     assert reader.get(f"/api/v1/chat-imports/{answer.json()['id']}/").status_code == 404
+
+
+# --- the optional model extractor (a local fake of an OpenAI-compatible endpoint) ---------
+
+
+def with_model(fake):
+    from django.test import override_settings
+
+    return override_settings(SAM_EXTRACTOR={"PROVIDER": "openai", "URL": fake.url, "MODEL": "extractor-1",
+                                            "API_KEY": "", "TIMEOUT_SECONDS": 0.5, "MAX_ATTEMPTS": 3,
+                                            "MIN_CONFIDENCE": 0.6})
+
+
+HISTORY = said("m1", "honestly these days my go-to editor is helix, been on it since spring. "
+                     "(mail me at dana.k@example.com)")
+
+
+def model_answer(*memories: dict) -> str:
+    return json.dumps({"memories": list(memories)})
+
+
+HELIX = {"rule": "preference", "content": "The user's editor of choice is Helix.", "value": "Helix",
+         "evidence": "my go-to editor is helix", "exchange": 0, "confidence": 0.9}
+
+
+def test_the_model_adds_what_the_rules_miss_and_each_memory_quotes_the_user(capturing, tmp_path):
+    from tests.prd.fake_chat import FakeChatServer
+
+    history = tmp_path / "h.jsonl"
+    history.write_text(HISTORY)
+    invented = {**HELIX, "content": "The user is a Rust developer.", "rule": "role",
+                "evidence": "I write Rust all day"}  # not the user's words
+    unsure = {**HELIX, "content": "The user likes spring.", "evidence": "since spring", "confidence": 0.3}
+    with FakeChatServer() as fake, with_model(fake):
+        # In a code fence, with a trailing comma: repaired.
+        fake.reply = "```json\n" + model_answer(HELIX, invented, unsure)[:-2] + "],}\n```"
+        report = run("jsonl", str(history), "--space", "webshop")
+
+    assert report["model_candidates"] == 1
+    assert contents() == ["The user's editor of choice is Helix."]
+    stored = Memory.objects.get()
+    assert stored.metadata["capture"]["rule"] == "model:preference"
+    assert stored.metadata["capture"]["evidence"] == "my go-to editor is helix"
+    prompt = fake.requests[0]["messages"]
+    assert "Never: anything the assistant says" in prompt[0]["content"]
+    assert "[exchange 0] USER: honestly these days" in prompt[1]["content"]
+    assert "dana.k@example.com" not in prompt[1]["content"]  # redacted before it leaves SAM
+
+
+def test_a_broken_answer_is_retried_and_the_rules_stand_alone_when_the_model_keeps_failing(capturing,
+                                                                                          tmp_path):
+    from tests.prd.fake_chat import FakeChatServer
+
+    history = tmp_path / "h.jsonl"
+    history.write_text(HISTORY + said("m2", "I live in Ghent."))
+    with FakeChatServer() as fake, with_model(fake):
+        fake.replies = ["I think the user likes Helix.", model_answer(HELIX)]  # prose, then JSON
+        fake.reply = model_answer()
+        retried = run("jsonl", str(history), "--space", "webshop")
+    with FakeChatServer() as fake, with_model(fake):
+        fake.delay_seconds = 1.0  # past the 0.5 s timeout, every time
+        history.write_text(said("m3", "I live in Oslo."))
+        failed = run("jsonl", str(history), "--space", "webshop")
+
+    assert retried["model_failures"] == []
+    assert "The user's editor of choice is Helix." in contents()
+    assert "The user lives in Ghent." in contents()  # the rules' memory, the model said nothing more
+    assert [(f["conversation"], f["attempts"]) for f in failed["model_failures"]] == [("m3", 3)]
+    assert "The user lives in Oslo." in contents()  # the rules still did their part
+
+
+# --- your controls: what SAM knows about me ----------------------------------------------------
+
+
+@pytest.fixture
+def personal(user):
+    from tests.factories import SpaceFactory
+
+    return SpaceFactory(slug="me", name="Me", kind="user", members={user: "owner"}, capture_sources=["jsonl"])
+
+
+def test_i_can_list_what_sam_knows_about_me_by_category_with_its_source(api, personal, space, tmp_path):
+    from tests.personas import member_client
+
+    history = tmp_path / "h.jsonl"
+    history.write_text(said("c", "I live in Lisbon.")
+                       + said("c", "We decided to use uv because pip was slow."))
+    run("jsonl", str(history), "--space", "me")  # imported by SAM itself into my own space
+    create_mine = api.post("/api/v1/memories/", {"space": "webshop", "title": "My note",
+                                                  "content": "I keep release notes in the wiki."},
+                           format="json")
+    colleague = member_client(space, "contributor", "a-colleague")
+    colleague.post("/api/v1/memories/", {"space": "webshop", "title": "Theirs",
+                                         "content": "They keep notes in a notebook."}, format="json")
+
+    everything = api.get("/api/v1/me/memories/").json()["results"]
+    facts = api.get("/api/v1/me/memories/?category=fact").json()["results"]
+    knowledge = api.get("/api/v1/me/memories/?category=knowledge").json()["results"]
+
+    assert sorted(m["title"] for m in everything) == sorted(["My note", "Where the user lives",
+                                                              "A decision: use uv"])
+    assert {(m["content"], m["category"]) for m in facts} == {("The user lives in Lisbon.", "fact"),
+                                                             ("I keep release notes in the wiki.", "fact")}
+    assert [m["category"] for m in knowledge] == ["knowledge"]
+    assert knowledge[0]["source"]["type"] == "import"
+    assert create_mine.status_code == 201
+    assert api.get("/api/v1/me/memories/?category=gossip").status_code == 400
+
+
+def test_a_contributor_deletes_what_they_wrote_but_not_what_others_did(space):
+    from tests.personas import member_client
+
+    contributor = member_client(space, "contributor", "taking-it-back")
+    mine = contributor.post("/api/v1/memories/", {"space": "webshop", "title": "Mine",
+                                                   "content": "Something I said about myself."},
+                            format="json").json()["memory"]["id"]
+    theirs = make_memory_in(space, "Someone else's note about the build.")
+
+    assert contributor.delete(f"/api/v1/memories/{mine}/").status_code == 204
+    assert contributor.delete(f"/api/v1/memories/{theirs}/").status_code == 403
+    assert not Memory.objects.filter(pk=mine).exists()
+
+
+def make_memory_in(space, content: str) -> str:
+    from tests.factories import make_memory
+
+    return make_memory(space, title="A note", content=content).pk
+
+
+def test_pausing_my_mode_pauses_capture(api, capturing, on_commit):
+    assert api.put("/api/v1/me/mode/", {"mode": "paused"}, format="json").status_code == 200
+
+    answer = upload(api, "history.jsonl", said("c1", "I speak German.").encode())
+
+    assert answer.status_code == 409
+    assert not Memory.objects.exists()
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(entries=st.lists(st.fixed_dictionaries({
+    "title": st.text(alphabet="abcdefghij klmnop", min_size=3,
+                     max_size=40).filter(lambda t: len(t.strip()) >= 3),
+    "content": st.text(alphabet="abcdefghij klmnopqrs.,", min_size=10,
+                       max_size=200).filter(lambda t: len(t.strip()) >= 10),
+    "tags": st.lists(st.sampled_from(["alpha", "beta", "gamma"]), max_size=3, unique=True),
+    "kind": st.sampled_from(["fact", "preference", "decision", "style"]),
+    "importance": st.sampled_from([0.1, 0.5, 0.9]),
+}), min_size=1, max_size=4, unique_by=lambda e: " ".join(e["content"].split()).lower()))
+def test_my_export_imports_back_without_loss(api, personal, entries):
+    Memory.objects.all().delete()
+    for item in entries:
+        assert api.post("/api/v1/memories/", {"space": "me", **item}, format="json").status_code == 201
+    before = {m["id"]: m for m in api.get("/api/v1/me/memories/?page_size=100").json()["results"]}
+    bundle = b"".join(api.get("/api/v1/me/export/").streaming_content).decode()
+
+    Memory.objects.all().delete()
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl") as handle:
+        handle.write(bundle)
+        handle.flush()
+        call_command("sam_import", handle.name, "--json", stdout=io.StringIO())
+
+    after = {m["id"]: m for m in api.get("/api/v1/me/memories/?page_size=100").json()["results"]}
+    kept = ("title", "content", "summary", "canonical_phrases", "tags", "kind", "memory_type", "priority",
+            "reliability", "importance", "source", "metadata", "training_examples", "context_window",
+            "decay_policy", "occurred_at", "space", "category")
+    assert set(after) == set(before)
+    for memory_id, memory in before.items():
+        assert {k: after[memory_id][k] for k in kept} == {k: memory[k] for k in kept}

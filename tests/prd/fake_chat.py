@@ -18,6 +18,8 @@ class FakeChatServer:
         self.delay_seconds = 0.0
         # When set, every answer's text (a model judge's JSON, say) instead of the narrative.
         self.reply: str | None = None
+        # Answers to give first, one per request, before `reply` (a bad answer, then a good one).
+        self.replies: list[str] = []
         self.requests: list[dict] = []
         self.auth_headers: list[str | None] = []
         server = self
@@ -37,7 +39,8 @@ class FakeChatServer:
                 else:
                     prompt = body["messages"][-1]["content"]
                     heading = prompt.splitlines()[0].lstrip("# ")
-                    text = server.reply or f"Model narrative of {heading}: work went as logged."
+                    text = (server.replies.pop(0) if server.replies else server.reply) or \
+                        f"Model narrative of {heading}: work went as logged."
                     self._answer(200, {"choices": [{"index": 0, "message": {"role": "assistant",
                                                                             "content": text}}],
                                        "model": body["model"]})

@@ -1,0 +1,77 @@
+"""What SAM knows about the caller, and taking it with them (docs/capture.md, "Your controls").
+
+Correcting an item is an ordinary edit (PATCH /api/v1/memories/{id}/, a new version),
+deleting one an ordinary delete (a contributor may delete what they wrote), and pausing
+capture the caller's own memory mode (PUT /api/v1/me/mode/).
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.http import StreamingHttpResponse
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memories import selectors, transfer
+from memories.api.serializers import MemoryOutputSerializer
+from samsite.api.fields import QueryParamsSerializer
+from samsite.api.openapi import error_responses
+from samsite.api.pagination import StandardPagination, paginated
+
+
+class MyMemoriesQuerySerializer(QueryParamsSerializer):
+    category = serializers.ChoiceField(choices=selectors.CATEGORIES, required=False,
+                                       help_text="fact, preference, style, topic, summary, or knowledge "
+                                                 "(decisions, solutions, standards…)")
+    archived = serializers.BooleanField(required=False, default=False)
+
+
+class MyMemoryOutputSerializer(MemoryOutputSerializer):
+    category = serializers.SerializerMethodField(help_text="seed 003's category of the memory's kind")
+
+    def get_category(self, memory) -> str:
+        return selectors.category_of(memory.kind)
+
+
+class MyExportQuerySerializer(QueryParamsSerializer):
+    include_archived = serializers.BooleanField(required=False, default=True)
+
+
+class MyMemoriesView(APIView):
+    pagination_class = StandardPagination
+
+    @extend_schema(parameters=[MyMemoriesQuerySerializer],
+                   responses={200: MyMemoryOutputSerializer(many=True),
+                              **error_responses(400, 401, 404, e404="Page past the last one")},
+                   summary="What SAM knows about me: memories I wrote and those of my personal spaces, "
+                           "with where each came from (source)")
+    def get(self, request: Request) -> Response:
+        query = MyMemoriesQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        category = query.validated_data.get("category")
+        filters = selectors.MemoryFilters(about_me=True, archived=query.validated_data["archived"],
+                                          kinds=selectors.kinds_of(category) if category else [])
+        rows = selectors.memory_list(actor=request.user, filters=filters).order_by("-updated_at", "id")
+        return paginated(self, request, rows, MyMemoryOutputSerializer,
+                         prepare=lambda page: selectors.hide_unseen_links(page, actor=request.user))
+
+
+class MyExportView(APIView):
+    @extend_schema(parameters=[MyExportQuerySerializer],
+                   responses={200: OpenApiResponse(description="JSON Lines: one SAM memory entry a line, "
+                                                               "as GET /api/v1/memories/{id}/ shows it"),
+                              **error_responses(400, 401)},
+                   summary="Everything SAM knows about me as a SAM bundle (JSONL), for sam_import")
+    def get(self, request: Request) -> StreamingHttpResponse:
+        query = MyExportQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        rows = transfer.memories_export(actor=request.user, spaces=[], about_me=True,
+                                        include_archived=query.validated_data["include_archived"])
+        response = StreamingHttpResponse((json.dumps(row, default=str) + "\n" for row in rows),
+                                         content_type="application/x-ndjson")
+        response["Content-Disposition"] = 'attachment; filename="sam-about-me.jsonl"'
+        return response
