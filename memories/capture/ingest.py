@@ -30,7 +30,6 @@ from samsite.core.errors import Forbidden, InvalidInput, ModeRefusesWrites
 from samsite.core.models import Space
 
 READERS: dict[str, ModuleType] = {m.SOURCE: m for m in (claude_code, chatgpt, cursor, jsonl)}
-assert tuple(READERS) == SOURCES
 MEMORY_TYPES = {"solution": "procedural", "standard": "procedural", "gotcha": "procedural"}
 
 
@@ -77,7 +76,8 @@ def chat_import(*, actor: Actor, space_slug: str, source: str, path: Path, dry_r
     keep = not dry_run and policy.write_outcome(actor, space) is WriteOutcome.STORE
     for item in read(source, path):
         if isinstance(item, ItemError):
-            report.errors.append(asdict(item))
+            # Named from the history's own root: a report never shows the server's paths.
+            report.errors.append({**asdict(item), "origin": _relative(item.origin, path)})
         else:
             _conversation(actor, space, item, report, dry_run=dry_run, keep=keep)
         if progress is not None:
@@ -88,6 +88,13 @@ def chat_import(*, actor: Actor, space_slug: str, source: str, path: Path, dry_r
                         "errors": len(report.errors), "dry_run": dry_run},
                  note=f"chat history ({source})")
     return report
+
+
+def _relative(origin: str, root: Path) -> str:
+    try:
+        return str(Path(origin).relative_to(root if root.is_dir() else root.parent))
+    except ValueError:
+        return Path(origin).name
 
 
 def count(source: str, path: Path) -> int | None:
