@@ -30,7 +30,7 @@ TEXT_TYPES = ("text", "code", "multimodal_text")
 def files(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
-    return sorted(path.glob("conversations*.json"))
+    return sorted(path.rglob("conversations*.json"))  # at the export's root or in a folder
 
 
 def count(path: Path) -> int:

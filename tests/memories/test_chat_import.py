@@ -629,3 +629,25 @@ def test_my_export_imports_back_without_loss(api, personal, entries):
     assert set(after) == set(before)
     for memory_id, memory in before.items():
         assert {k: after[memory_id][k] for k in kept} == {k: memory[k] for k in kept}
+
+
+def test_chatgpt_s_export_archive_is_read_as_downloaded(api, capturing, on_commit):
+    export = (FIXTURES / "chatgpt_conversations.json").read_bytes()
+    with on_commit():
+        answer = upload(api, "chatgpt-export.zip", zipped({"export-2026-03-01/conversations.json": export,
+                                                           "export-2026-03-01/chat.html": b"<html></html>"}),
+                        source="chatgpt")
+
+    report = api.get(f"/api/v1/chat-imports/{answer.json()['id']}/").json()["report"]
+    assert report["conversations_seen"] == 2
+    assert report["memories_created"] > 0
+
+
+def test_a_cursor_store_is_uploaded_as_it_is(api, capturing, on_commit, tmp_path):
+    store = make_cursor_store(tmp_path / "state.vscdb").read_bytes()
+    with on_commit():
+        answer = upload(api, "state.vscdb", store, source="cursor")
+
+    report = api.get(f"/api/v1/chat-imports/{answer.json()['id']}/").json()["report"]
+    assert report["conversations_seen"] == 3
+    assert [e["item"] for e in report["errors"]] == ["composerData:c-broken", "composerData:c-future"]
