@@ -32,6 +32,10 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
 _SHIELDED_BY_CODE = frozenset({"name", "address"})
 _SHIELDED_BY_URL = frozenset({"name", "address", "phone"})
 _SHIELDED_RULES = frozenset({"mention"})  # by code and by URLs
+# SAM's own ids (mem_…, evt_…, imp_…: a prefix and a ULID). Random Crockford base32 sometimes
+# looks like a key ("…A3TN34VBFCR6CNPNBBZ1" has the shape of an AWS access key id), but an id
+# SAM made is neither a secret nor personal data, and redacting it breaks the links it makes.
+_SAM_ID = re.compile(r"(?<![\w-])[a-z]{2,8}_[0-9A-HJKMNP-TV-Z]{26}(?![\w-])")
 # Candidates at or above this priority (emails, known key formats) are never swallowed by a longer,
 # vaguer candidate that contains them.
 _DEFINITE_PRIORITY = 90
@@ -81,7 +85,9 @@ def _detect(text: str, *, allowlist: Collection[str], public_figures: Collection
     """The findings in `text`, with offsets into `text` (detection itself reads the normalised copy)."""
     normalised = normalise(text)
     scan = Scan(normalised.text)
-    candidates = [c for recognize in RECOGNIZERS for c in recognize(scan) if _in_scope(scan, c)]
+    sam_ids = Spans([m.span() for m in _SAM_ID.finditer(scan.text)])
+    candidates = [c for recognize in RECOGNIZERS for c in recognize(scan)
+                  if _in_scope(scan, c) and not sam_ids.overlaps(c.start, c.end)]
     candidates = _without_allowed(scan.text, candidates, allowlist=allowlist, public_figures=public_figures)
     chosen = _resolve_overlaps(candidates)
     if normalised.identity:

@@ -332,3 +332,22 @@ def test_documented_markdown_link_example_stores_one_placeholder():
     result = redact_text("Email me at [bob@example.com](mailto:bob@example.com)")
     assert result.text == "Email me at [email]"
     assert [(f.kind, f.start, f.end) for f in result.findings] == [("email", 13, 28), ("email", 37, 52)]
+
+
+ULID_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+@settings(max_examples=300, deadline=None)
+@given(prefix=st.sampled_from(["mem", "evt", "imp", "card", "exec"]),
+       body=st.text(alphabet=ULID_ALPHABET, min_size=26, max_size=26))
+def test_sam_s_own_ids_are_never_taken_for_secrets(prefix, body):
+    text = f"linked to {prefix}_{body} yesterday"
+
+    assert redact_text(text).text == text
+
+
+def test_an_id_shaped_like_an_aws_key_stays_an_id_but_the_key_alone_goes():
+    # "A3T" + 16 [A-Z0-9] is an AWS access key id; this ULID happens to hold one.
+    text = "fix evt_01M8B7A3TN34VBFCR6CNPNBBZ1 here"
+    assert redact_text(text).text == text
+    assert redact_text("key A3TN34VBFCR6CNPNBBZ1 here").text == "key [secret] here"
