@@ -26,8 +26,6 @@ from memories.models import Memory, MemoryStats, RelationType, ReviewItem, Revie
 from samsite.core.actor import Actor
 from samsite.core.errors import Conflict, InvalidInput
 
-CONFIRM_STEP = reinforce.STEP
-CONFIRM_CEILING = reinforce.CEILING
 CONTRADICT_STEP = 0.10
 # A memory a curator keeps after an archive suggestion starts again from here.
 KEPT_CONFIDENCE = 0.75
@@ -79,7 +77,7 @@ def memory_confirm(*, actor: Actor, memory_id: str) -> Feedback:
         # Decay up to now first, so the step adds to today's confidence, not last night's;
         # a confidence above the ceiling stays (confirming never lowers it).
         current = reinforce.decayed_now(memory, stats)
-        value = _set_confidence(memory, max(current, min(CONFIRM_CEILING, current + CONFIRM_STEP)))
+        value = _set_confidence(memory, reinforce.raised(current))
         audit_record(
             "edit",
             actor=actor,

@@ -58,7 +58,7 @@ def reinforce(memory: Memory, *, actor: Actor) -> MemoryStats:
     stats = MemoryStats.objects.select_for_update().get(memory=memory)
     before = stats.confidence
     current = decayed_now(memory, stats)
-    stats.confidence = round(max(current, min(CEILING, current + STEP)), 6)
+    stats.confidence = round(raised(current), 6)
     stats.reinforced_count += 1
     stats.decayed_at = stats.last_reinforced_at = timezone.now()
     stats.save(update_fields=["confidence", "reinforced_count", "decayed_at", "last_reinforced_at"])
@@ -68,6 +68,11 @@ def reinforce(memory: Memory, *, actor: Actor) -> MemoryStats:
                  after={"confidence": stats.confidence, "reinforced_count": stats.reinforced_count},
                  note="reinforced: the same text was written again")
     return stats
+
+
+def raised(confidence: float) -> float:
+    """A reinforced confidence: +STEP up to CEILING; one already above the ceiling stays."""
+    return max(confidence, min(CEILING, confidence + STEP))
 
 
 def decayed_now(memory: Memory, stats: MemoryStats) -> float:

@@ -76,17 +76,32 @@ def finish(memory_ids: list[str] | None = None, *, limit: int = CATCH_UP_LIMIT) 
     ids = list(pending.order_by("memory_id").values_list("memory_id", flat=True)[:limit])
     memories = (Memory.objects.filter(pk__in=ids).select_related("space", "stats")
                 .order_by("created_at", "id"))
+    # Per space, once a call: whether it takes writes now, and whether it is small enough to
+    # compare exactly.
+    writable: dict[int, bool] = {}
+    exact: dict[int, bool] = {}
     for memory in memories:
         if memory.archived:
             _done(memory)
             continue
-        if memory.embedding_status != EmbeddingStatus.READY or \
-                policy.policy(SYSTEM, memory.space).write is not WriteOutcome.STORE:
+        if memory.space_id not in writable:
+            writable[memory.space_id] = policy.policy(SYSTEM, memory.space).write is WriteOutcome.STORE
+        if memory.embedding_status != EmbeddingStatus.READY or not writable[memory.space_id]:
             report.waiting += 1
             continue
+        if memory.space_id not in exact:
+            exact[memory.space_id] = _small(memory.space_id)
         try:
+            # Judged outside any transaction (the model judge may take seconds); acted on in one.
+            found = _relation(memory, exact=exact[memory.space_id])
             with transaction.atomic():
-                _check(memory, report)
+                # Claimed, so a job and the nightly catch-up on another worker act once.
+                claimed = MemoryStats.objects.select_for_update(skip_locked=True) \
+                    .filter(memory=memory, check_pending=True).values_list("memory_id", flat=True).first()
+                if claimed is None:
+                    continue
+                if found is not None:
+                    _act(*found, report)
                 _done(memory)
         except Exception:
             # Left pending for the nightly catch-up; the others go on.
@@ -109,9 +124,21 @@ def _done(memory: Memory) -> None:
     MemoryStats.objects.filter(memory=memory).update(check_pending=False)
 
 
-def neighbours(memory: Memory) -> list[tuple[str, float]]:
-    """The nearest active memories of the space written before `memory`, with cosines."""
+def _small(space_id: int) -> bool:
     with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM (SELECT 1 FROM memories_memory WHERE space_id = %s "
+                       "AND archived = false LIMIT %s) AS rows", [space_id, EXACT_UP_TO + 1])
+        return cursor.fetchone()[0] <= EXACT_UP_TO
+
+
+def neighbours(memory: Memory, *, exact: bool) -> list[tuple[str, float]]:
+    """The nearest active memories of the space written before `memory`, with cosines.
+
+    `exact` (a space of up to EXACT_UP_TO memories) compares them all ("+ 0" keeps the
+    planner off the HNSW index: a few ms); otherwise the index is scanned, on past hits the
+    filters drop (pgvector's iterative scan, set for this transaction only).
+    """
+    with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
             "SELECT embedding::text, embedding_model, created_at FROM memories_memory WHERE id = %s",
             [memory.pk],
@@ -120,12 +147,6 @@ def neighbours(memory: Memory) -> list[tuple[str, float]]:
         if row is None or row[0] is None:
             return []
         vector, model, created_at = row
-        cursor.execute("SELECT count(*) FROM (SELECT 1 FROM memories_memory WHERE space_id = %s "
-                       "AND archived = false LIMIT %s) AS rows", [memory.space_id, EXACT_UP_TO + 1])
-        # A space of up to EXACT_UP_TO memories is compared exactly ("+ 0" keeps the planner
-        # off the HNSW index: a few ms); a larger one through the index, whose scan goes on
-        # past filtered-out hits (pgvector's iterative scan) within this transaction.
-        exact = cursor.fetchone()[0] <= EXACT_UP_TO
         if not exact:
             cursor.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
         order = "(embedding <=> %s::vector) + 0" if exact else "embedding <=> %s::vector"
@@ -142,8 +163,9 @@ def _statement_time(memory: Memory):
     return (memory.occurred_at or memory.created_at, memory.created_at, memory.pk)
 
 
-def _check(memory: Memory, report: CheckReport) -> None:
-    found = neighbours(memory)
+def _relation(memory: Memory, *, exact: bool) -> tuple[Memory, Memory, dedupe.Verdict, float] | None:
+    """(older, newer, verdict, cosine) for the nearest neighbour that is not distinct, if any."""
+    found = neighbours(memory, exact=exact)
     others = Memory.objects.filter(pk__in=[pk for pk, _ in found]).select_related("space", "stats")
     by_id = {m.pk: m for m in others}
     for other_id, cosine in found:
@@ -156,10 +178,10 @@ def _check(memory: Memory, report: CheckReport) -> None:
         verdict = dedupe.judge(older.content, newer.content, cosine=cosine)
         if verdict.relation != "distinct" and not verdict.certain:
             verdict = judge.second_opinion(older.content, newer.content, verdict)
-        if verdict.relation == "distinct":
-            continue
-        _act(older, newer, verdict, cosine, report)
-        return  # one relation per new memory: the nearest that says something
+        if verdict.relation != "distinct":
+            # One relation per new memory: the nearest that says something.
+            return older, newer, verdict, cosine
+    return None
 
 
 def _evidence(verdict: dedupe.Verdict, cosine: float) -> dict[str, object]:

@@ -72,9 +72,11 @@ class ChatImportDetailView(APIView):
     @extend_schema(responses={200: ChatImportOutputSerializer, **error_responses(401, 404)},
                    summary="An import's status and report (who uploaded it, or the space's owners)")
     def get(self, request: Request, pk: str) -> Response:
-        chat_import = ChatImport.objects.select_related("space").filter(pk=pk).first()
+        # Through the gateway: only imports of spaces the caller still reads, then only their own
+        # (or any, for the space's owners).
+        chat_import = access.restrict(ChatImport.objects.select_related("space"), request.user) \
+            .filter(pk=pk).first()
         mine = chat_import is not None and chat_import.created_by_id == getattr(request.user, "pk", None)
         if chat_import is None or not (mine or access.can(request.user, "manage", chat_import.space)):
             raise NotFound(f"No chat import '{pk}'.")
-        chat_import.refresh_from_db()
         return Response(ChatImportOutputSerializer(chat_import).data)

@@ -21,12 +21,11 @@ A line that is not JSON (a file cut off mid-write) is an item error; the rest is
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memories.capture.conversation import Conversation, ItemError, Message, timestamp
+from memories.capture.conversation import Conversation, ItemError, Message, json_lines, timestamp
 
 SOURCE = "claude_code"
 _WRAPPERS = ("<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>",
@@ -50,19 +49,14 @@ def read(path: Path) -> Iterator[Conversation | ItemError]:
         yield from _read_file(file)
 
 
-def _text_of(content: Any) -> tuple[str, bool]:
-    """(the typed or written text, whether the content held anything else: tool traffic)."""
+def _text_of(content: Any) -> str:
+    """The typed or written text of a message: its `text` blocks (tool traffic and thinking out)."""
     if isinstance(content, str):
-        return content, False
+        return content
     if not isinstance(content, list):
-        return "", False
-    parts, other = [], False
-    for block in content:
-        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
-            parts.append(block["text"])
-        else:
-            other = True
-    return "\n".join(parts), other
+        return ""
+    return "\n".join(block["text"] for block in content if isinstance(block, dict)
+                     and block.get("type") == "text" and isinstance(block.get("text"), str))
 
 
 def _read_file(file: Path) -> Iterator[Conversation | ItemError]:
@@ -71,50 +65,46 @@ def _read_file(file: Path) -> Iterator[Conversation | ItemError]:
     titles: dict[str, str] = {}
     last_uuid = ""
     reply_id = None
-    with file.open(encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
+    for read in json_lines(file):
+        if isinstance(read, ItemError):
+            yield read
+            continue
+        entry = read[1]
+        if not isinstance(entry, dict):
+            continue
+        kind = entry.get("type")
+        if kind == "summary":
+            if isinstance(entry.get("summary"), str):
+                titles[str(entry.get("leafUuid"))] = entry["summary"]
+            continue
+        if kind not in ("user", "assistant") or entry.get("isSidechain"):
+            continue
+        if isinstance(entry.get("sessionId"), str):
+            conversation.key = entry["sessionId"]
+        if entry.get("uuid"):
+            uuids.add(str(entry["uuid"]))
+            last_uuid = str(entry["uuid"])
+        message: dict[str, Any] = entry["message"] if isinstance(entry.get("message"), dict) else {}
+        text = _text_of(message.get("content"))
+        at = timestamp(entry.get("timestamp"))
+        if kind == "user":
+            reply_id = None
+            # No text: tool results only. Meta lines, compaction summaries and command
+            # wrappers are not what the person typed.
+            if entry.get("isMeta") or entry.get("isCompactSummary") or not text.strip():
                 continue
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield ItemError(str(file), f"line {number}", f"not JSON ({exc.msg}); the line was skipped")
+            if text.lstrip().startswith(_WRAPPERS):
                 continue
-            if not isinstance(entry, dict):
-                continue
-            kind = entry.get("type")
-            if kind == "summary":
-                if isinstance(entry.get("summary"), str):
-                    titles[str(entry.get("leafUuid"))] = entry["summary"]
-                continue
-            if kind not in ("user", "assistant") or entry.get("isSidechain"):
-                continue
-            if isinstance(entry.get("sessionId"), str):
-                conversation.key = entry["sessionId"]
-            if entry.get("uuid"):
-                uuids.add(str(entry["uuid"]))
-                last_uuid = str(entry["uuid"])
-            message: dict[str, Any] = entry["message"] if isinstance(entry.get("message"), dict) else {}
-            text, other = _text_of(message.get("content"))
-            at = timestamp(entry.get("timestamp"))
-            if kind == "user":
-                reply_id = None
-                if entry.get("isMeta") or entry.get("isCompactSummary") or not text.strip():
-                    continue
-                if other and not text.strip():
-                    continue  # tool results only
-                if text.lstrip().startswith(_WRAPPERS):
-                    continue
-                conversation.messages.append(Message("user", text.strip(), at))
-                continue
-            if not text.strip():
-                continue
-            if reply_id is not None and message.get("id") == reply_id and conversation.messages \
-                    and conversation.messages[-1].role == "assistant":
-                conversation.messages[-1].text += "\n" + text.strip()
-            else:
-                conversation.messages.append(Message("assistant", text.strip(), at))
-            reply_id = message.get("id")
+            conversation.messages.append(Message("user", text.strip(), at))
+            continue
+        if not text.strip():
+            continue
+        if reply_id is not None and message.get("id") == reply_id and conversation.messages \
+                and conversation.messages[-1].role == "assistant":
+            conversation.messages[-1].text += "\n" + text.strip()
+        else:
+            conversation.messages.append(Message("assistant", text.strip(), at))
+        reply_id = message.get("id")
     # Only a summary of this session's last entry names it (others point into other sessions).
     conversation.title = titles.get(last_uuid, "") or next(
         (title for leaf, title in titles.items() if leaf in uuids), "")

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal
 
 Role = Literal["user", "assistant"]
 
@@ -50,6 +52,19 @@ class ItemError:
     origin: str
     item: str
     reason: str
+
+
+def json_lines(file: Path) -> Iterator[tuple[int, Any] | ItemError]:
+    """(line number, decoded value) for each non-blank line of a JSONL file, read as a stream;
+    an ItemError for a line that is not JSON (a file cut off mid-write), and the rest goes on."""
+    with file.open(encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield ItemError(str(file), f"line {number}", f"not JSON ({exc.msg}); the line was skipped")
 
 
 def timestamp(value: object) -> datetime | None:

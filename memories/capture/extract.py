@@ -202,6 +202,9 @@ _VAGUE = frozenset({"it", "them", "this", "that", "these", "those", "things", "s
 TITLES = {rule.name: rule.title for rule in USER_RULES} | {"solution": "A fix"}
 
 
+_CLAUSE_BREAK = re.compile(r",\s+|;\s+|\s+[-—]\s+|\s+(?:but|so|though)\s+")
+
+
 def _clauses(text: str) -> Iterator[tuple[str, str]]:
     """(clause, the sentence it is in) for each statement: questions, hypotheticals and
     reported speech left out, clause by clause ("i live near Graz, is there a train?")."""
@@ -209,7 +212,7 @@ def _clauses(text: str) -> Iterator[tuple[str, str]]:
         sentence = sentence.strip()
         if not sentence or sentence.startswith((">", "    ", "```")):
             continue
-        parts = re.split(r",\s+|;\s+|\s+[-—]\s+|\s+(?:but|so|though)\s+", sentence)
+        parts = _CLAUSE_BREAK.split(sentence)
         for index, part in enumerate(parts):
             part = part.strip()
             last = index == len(parts) - 1
@@ -237,7 +240,7 @@ def from_user(exchange: Exchange, text: str | None = None) -> list[Candidate]:
     prose = re.sub(r"```.*?```", " ", exchange.user if text is None else text, flags=re.DOTALL).replace("`",
     "")
     for clause, sentence in _clauses(prose):
-        own = len(re.split(r",\s+|;\s+|\s+[-—]\s+|\s+(?:but|so|though)\s+", clause, maxsplit=1)[0])
+        own = len(_CLAUSE_BREAK.split(clause, maxsplit=1)[0])
         for rule in USER_RULES:
             match = rule.pattern.search(clause)
             # The statement starts in this clause (its value may run on); a question's rest is not stated.

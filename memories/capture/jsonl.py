@@ -10,11 +10,10 @@ JSON, or lacks `conversation_id`, `role` or `content`, is an item error.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from memories.capture.conversation import Conversation, ItemError, Message, timestamp
+from memories.capture.conversation import Conversation, ItemError, Message, json_lines, timestamp
 
 SOURCE = "jsonl"
 
@@ -34,26 +33,22 @@ def _read_file(file: Path) -> Iterator[Conversation | ItemError]:
     # Messages are grouped by conversation, so one file's conversations are held until its
     # end: split a very large history into several files.
     conversations: dict[str, Conversation] = {}
-    with file.open(encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield ItemError(str(file), f"line {number}", f"not JSON ({exc.msg})")
-                continue
-            missing = [name for name in ("conversation_id", "role", "content")
-                       if not isinstance(entry, dict) or entry.get(name) in (None, "")]
-            if missing:
-                yield ItemError(str(file), f"line {number}", f"missing {', '.join(missing)}")
-                continue
-            key = str(entry["conversation_id"])
-            conversation = conversations.setdefault(
-                key, Conversation(source=SOURCE, key=key, origin=str(file)))
-            if entry.get("title"):
-                conversation.title = str(entry["title"])
-            if entry["role"] in ("user", "assistant"):
-                conversation.messages.append(Message(entry["role"], str(entry["content"]).strip(),
-                                                     timestamp(entry.get("time"))))
+    for read in json_lines(file):
+        if isinstance(read, ItemError):
+            yield read
+            continue
+        number, entry = read
+        missing = [name for name in ("conversation_id", "role", "content")
+                   if not isinstance(entry, dict) or entry.get(name) in (None, "")]
+        if missing:
+            yield ItemError(str(file), f"line {number}", f"missing {', '.join(missing)}")
+            continue
+        key = str(entry["conversation_id"])
+        conversation = conversations.setdefault(
+            key, Conversation(source=SOURCE, key=key, origin=str(file)))
+        if entry.get("title"):
+            conversation.title = str(entry["title"])
+        if entry["role"] in ("user", "assistant"):
+            conversation.messages.append(Message(entry["role"], str(entry["content"]).strip(),
+                                                 timestamp(entry.get("time"))))
     yield from (c for c in conversations.values() if c.messages)

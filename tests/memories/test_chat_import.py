@@ -600,9 +600,9 @@ def test_pausing_my_mode_pauses_capture(api, capturing, on_commit):
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(entries=st.lists(st.fixed_dictionaries({
     "title": st.text(alphabet="abcdefghij klmnop", min_size=3,
-                     max_size=40).filter(lambda t: len(t.strip()) >= 3),
+                     max_size=40).filter(lambda t: len(" ".join(t.split())) >= 3),
     "content": st.text(alphabet="abcdefghij klmnopqrs.,", min_size=10,
-                       max_size=200).filter(lambda t: len(t.strip()) >= 10),
+                       max_size=200).filter(lambda t: len(" ".join(t.split())) >= 10),
     "tags": st.lists(st.sampled_from(["alpha", "beta", "gamma"]), max_size=3, unique=True),
     "kind": st.sampled_from(["fact", "preference", "decision", "style"]),
     "importance": st.sampled_from([0.1, 0.5, 0.9]),
