@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.utils import quote, unquote
+from django.contrib.auth import get_user_model
 from django.contrib.postgres.forms import SimpleArrayField
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
+from django.http import (
+    HttpRequest,
+    HttpResponse,
+    HttpResponseNotAllowed,
+    HttpResponseRedirect,
+    StreamingHttpResponse,
+)
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
@@ -24,7 +32,7 @@ from governance.admin import (
     save_governance_formset,
 )
 from governance.audit import selectors as audit_selectors
-from memories import curation, entry, selectors, services
+from memories import curation, entry, selectors, services, transfer
 from memories.models import Memory, MemoryVersion
 from samsite.core.errors import DomainError
 from samsite.core.models import Space
@@ -112,6 +120,41 @@ class TagFilter(admin.SimpleListFilter):
     def queryset(self, request, queryset):
         if self.value():
             return queryset.filter(tags__contains=[self.value()])
+        return queryset
+
+
+class AboutUserFilter(admin.SimpleListFilter):
+    """What SAM knows about one person (seed 003, "visible in control"): the memories they
+    wrote and those of the personal spaces they own, as far as the curator may read them."""
+
+    title = "about user"
+    parameter_name = "about"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]) -> list[tuple[str, str]]:
+        # Those who wrote a memory the curator may read (an import writes as the person it is for).
+        writers = access.restrict(Memory.objects.all(), request.user).exclude(created_by=None)
+        users = get_user_model().objects.filter(pk__in=writers.values("created_by")).order_by("username")
+        return [(str(user.pk), user.get_username()) for user in users[:100]]
+
+    def queryset(self, request, queryset):
+        if not self.value() or not self.value().isdigit():
+            return queryset
+        person = get_user_model().objects.filter(pk=int(self.value())).first()
+        return queryset.filter(selectors.about(person)) if person else queryset.none()
+
+
+class CategoryFilter(admin.SimpleListFilter):
+    """seed 003's categories (fact, preference, style, topic, summary), the rest knowledge."""
+
+    title = "category"
+    parameter_name = "category"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]) -> list[tuple[str, str]]:
+        return [(name, name) for name in selectors.CATEGORIES]
+
+    def queryset(self, request, queryset):
+        if self.value() in selectors.CATEGORIES:
+            return queryset.filter(kind__in=selectors.kinds_of(self.value()))
         return queryset
 
 
@@ -213,10 +256,10 @@ class MemoryVersionInline(admin.TabularInline):
 class MemoryAdmin(admin.ModelAdmin):
     form = MemoryAdminForm
     change_form_template = "admin/memories/memory/change_form.html"
-    list_display = ("title", "space", "memory_type", "kind", "reliability", "confidence",
-                    "archived", "embedding_status", "version", "updated_at")
-    list_filter = (("space", VisibleSpaceFilter), "memory_type", "kind", "reliability", "archived",
-                   "embedding_status", TagFilter)
+    list_display = ("title", "space", "memory_type", "kind", "category", "reliability", "confidence",
+                    "source", "archived", "embedding_status", "version", "updated_at")
+    list_filter = (("space", VisibleSpaceFilter), AboutUserFilter, CategoryFilter, "memory_type", "kind",
+                   "reliability", "archived", "embedding_status", TagFilter)
     # Text is sealed in the database, so search goes through the keyed full-text index.
     search_fields = ("=id",)
     search_help_text = "Words from the title, summary, phrases or content (or an exact id)."
@@ -229,7 +272,7 @@ class MemoryAdmin(admin.ModelAdmin):
                        "embedding_attempts", "embedding_error", "usage_count", "access_count",
                        "last_accessed_at", "created_at", "updated_at")
     autocomplete_fields = ("superseded_by",)
-    actions = ("archive_selected", "restore_selected", "merge_selected")
+    actions = ("archive_selected", "restore_selected", "merge_selected", "export_selected")
     fieldsets = (
         (None, {"fields": ("space", "title", "content", "summary", "canonical_phrases", "tags")}),
         ("Classification", {"fields": ("memory_type", "kind", "priority", "reliability",
@@ -269,6 +312,14 @@ class MemoryAdmin(admin.ModelAdmin):
     @admin.display(description="confidence", ordering="stats__confidence")
     def confidence(self, memory: Memory) -> str:
         return f"{memory.stats.confidence:.2f}"
+
+    @admin.display(description="category")
+    def category(self, memory: Memory) -> str:
+        return selectors.category_of(memory.kind)
+
+    @admin.display(description="source")
+    def source(self, memory: Memory) -> str:
+        return " · ".join(part for part in (memory.source_type, memory.source_ref) if part)[:80]
 
     @admin.display(description="usage count")
     def usage_count(self, memory: Memory) -> int:
@@ -329,6 +380,16 @@ class MemoryAdmin(admin.ModelAdmin):
             for pk in queryset.values_list("pk", flat=True)
         )
         self.message_user(request, f"Restored {changed} memories.", messages.SUCCESS)
+
+    @admin.action(description="Export selected memories (SAM JSONL, for sam_import)")
+    def export_selected(self, request: HttpRequest, queryset: QuerySet[Memory]) -> StreamingHttpResponse:
+        """A person's data, say: filter by "about user", select all, export. Audited as an export."""
+        rows = transfer.memories_export(actor=request.user, spaces=[], include_archived=True,
+                                        within=queryset)
+        response = StreamingHttpResponse((json.dumps(row, default=str) + "\n" for row in rows),
+                                         content_type="application/x-ndjson")
+        response["Content-Disposition"] = 'attachment; filename="sam-memories.jsonl"'
+        return response
 
     @admin.action(description="Merge selected memories into one")
     def merge_selected(self, request: HttpRequest, queryset: QuerySet[Memory]):
@@ -431,5 +492,6 @@ class MemoryAdmin(admin.ModelAdmin):
         return super().change_view(request, object_id, form_url, extra_context)
 
 
-# The review queue registers its admin in its own module (autodiscovery imports only this one).
-from memories import review_admin  # noqa: E402, F401
+# The review queue and chat imports register their admins in their own modules
+# (autodiscovery imports only this one).
+from memories import chat_import_admin, review_admin  # noqa: E402, F401

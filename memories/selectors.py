@@ -42,6 +42,8 @@ class MemoryFilters:
     updated_before: datetime | None = None
     # Only what SAM knows about the caller: what they wrote, and what their own spaces hold.
     about_me: bool = False
+    # What SAM knows about another person (a curator's view of it, within what they may read).
+    about_user: Actor | None = None
     kinds: list[str] = field(default_factory=list)
 
 
@@ -54,6 +56,8 @@ def memory_list(*, actor: Actor, filters: MemoryFilters) -> QuerySet[Memory]:
     queryset = access.restrict(Memory.objects.with_related(), actor)
     if filters.about_me:
         queryset = queryset.filter(about(actor))
+    if filters.about_user is not None:
+        queryset = queryset.filter(about(filters.about_user))
     if filters.kinds:
         queryset = queryset.filter(kind__in=filters.kinds)
     if filters.spaces:

@@ -7,6 +7,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db.models import QuerySet
+
 from governance.audit.services import audit_record
 from governance.modes import WriteOutcome
 from memories import selectors, services
@@ -25,8 +27,8 @@ _STATE_FIELDS = (
 IMPORT_CHUNK = 500
 
 
-def memories_export(*, actor: Actor, spaces: list[str], include_archived: bool,
-                    about_me: bool = False) -> Iterator[dict[str, Any]]:
+def memories_export(*, actor: Actor, spaces: list[str], include_archived: bool, about_me: bool = False,
+                    within: QuerySet[Memory] | None = None) -> Iterator[dict[str, Any]]:
     """Every visible memory of `spaces` (all when empty) as SAM JSON, oldest id first.
 
     Audited whatever happens to the stream: when it ends, when the reader stops early or
@@ -37,6 +39,9 @@ def memories_export(*, actor: Actor, spaces: list[str], include_archived: bool,
     filters = selectors.MemoryFilters(spaces=spaces, archived=None if include_archived else False,
                                       about_me=about_me)
     queryset = selectors.memory_list(actor=actor, filters=filters).order_by("id")
+    if within is not None:
+        # A curator's selection in the admin: still only what the actor may read.
+        queryset = queryset.filter(pk__in=within.values("pk"))
     counts: Counter[int] = Counter()
     complete = False
     try:
@@ -52,7 +57,8 @@ def memories_export(*, actor: Actor, spaces: list[str], include_archived: bool,
             counts.setdefault(space_id, 0)
         _audit_per_space("export", actor, counts, include_archived=include_archived,
                          complete=complete, requested=sorted(spaces),
-                         **({"about_me": True} if about_me else {}))
+                         **({"about_me": True} if about_me else {}),
+                         **({"selection": True} if within is not None else {}))
 
 
 def _audit_per_space(action: str, actor: Actor, counts: Counter[int], *, requested: list[str] | None = None,

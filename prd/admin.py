@@ -15,8 +15,8 @@ from django.utils.html import format_html
 from governance import access
 from governance.admin import VisibleSpaceFilter
 from prd import selectors, services
-from prd.admin_tables import ReadOnlyAdmin, html_table
 from prd.models import FormedMemory, PRDDecision, PRDEvent, PRDExecution, ThinkingChain
+from samsite.core.admin_tables import ReadOnlyAdmin, html_table
 from samsite.core.errors import DomainError
 
 TIMELINE_EVENTS = 200

@@ -12,9 +12,9 @@ from django.utils.html import format_html
 from governance import access
 from governance.admin import VisibleSpaceFilter
 from prd import session_selectors
-from prd.admin_tables import ReadOnlyAdmin, html_table
 from prd.models import AgentSession, MemoryCard, SessionEvent
 from prd.services import sessions as services
+from samsite.core.admin_tables import ReadOnlyAdmin, html_table
 from samsite.core.errors import DomainError
 
 TIMELINE_EVENTS = 200

@@ -9,11 +9,13 @@ the refusals listed below, never a 500.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 from django.contrib import admin
 from django.contrib.admin.utils import quote
 from django.contrib.auth.models import Group, Permission
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.db.models import Model
 from django.test import Client, RequestFactory
@@ -32,6 +34,8 @@ from tests.factories import UserFactory, make_memory
 from tests.personas import client_for
 from tests.prd.conftest import CHAINS, EXECUTIONS, appended, started
 
+FIXTURES = Path(__file__).parent / "fixtures"
+
 # Apps whose model permissions an operator gives curators; users, groups and the job queue
 # stay with superusers.
 CURATOR_APPS = ("core", "memories", "governance", "audit", "prd", "retrieval")
@@ -40,7 +44,8 @@ CURATOR_APPS = ("core", "memories", "governance", "audit", "prd", "retrieval")
 NO_ADD_PAGE = frozenset({
     "audit.AuditEvent", "governance.ApiToken", "governance.DataKey", "prd.PRDExecution",
     "prd.PRDEvent", "prd.PRDDecision", "prd.ThinkingChain", "prd.FormedMemory", "prd.AgentSession",
-    "prd.SessionEvent", "prd.MemoryCard", "memories.ReviewItem", "retrieval.TrainingRun",
+    "prd.SessionEvent", "prd.MemoryCard", "memories.ReviewItem", "memories.ChatImport",
+    "retrieval.TrainingRun",
     "django_q.Success", "django_q.Failure", "django_q.OrmQ",
 })
 # Models outside CURATOR_APPS: a curator holds no permission on them, so every page is 403.
@@ -128,6 +133,12 @@ def populated(readers, on_commit) -> Space:
     card = MemoryCard.objects.get(session_id=session)
     checked = api.post(f"/api/v1/cards/{card.id}/validations/", {"status": "pass"}, format="json")
     assert checked.status_code == 201
+    assert api.patch("/api/v1/spaces/webshop/", {"capture_sources": ["jsonl"]},
+                     format="json").status_code == 200
+    chat = SimpleUploadedFile("chat.jsonl", (FIXTURES / "chat" / "generic.jsonl").read_bytes())
+    with on_commit():  # the import job runs inline and writes its report
+        assert api.post("/api/v1/spaces/webshop/chat-imports/", {"source": "jsonl", "file": chat},
+                        format="multipart").status_code == 202
     return space
 
 

@@ -113,3 +113,90 @@ def test_an_admin_add_goes_through_the_create_service(admin_client, space):
     assert created.title == "Added in admin"
     assert created.canonical_phrases[0] == "added in admin"
     assert created.versions.count() == 1
+
+
+@pytest.fixture
+def curator_client(client, db):
+    """A staff curator of `team` only, with the model permissions the demo curator has."""
+    from django.contrib.auth.models import Permission
+
+    from governance.access import SYSTEM
+    from governance.services import membership_grant
+    from tests.factories import SpaceFactory
+
+    curator = UserFactory(username="curator", is_staff=True)
+    curator.user_permissions.add(*Permission.objects.filter(content_type__app_label="memories"))
+    team = SpaceFactory(slug="team")
+    membership_grant(actor=SYSTEM, space=team, user=curator, role="curator")
+    client.force_login(curator)
+    client.team = team
+    return client
+
+
+def test_a_curator_sees_what_sam_knows_about_a_person_and_exports_it(curator_client):
+    import json
+
+    from governance.access import SYSTEM
+    from governance.audit.models import AuditEvent
+    from governance.services import membership_grant
+    from memories import services
+    from tests.factories import SpaceFactory
+
+    team, hidden = curator_client.team, SpaceFactory(slug="hidden")
+    ann, bob = UserFactory(username="ann"), UserFactory(username="bob")
+    for space in (team, hidden):
+        for user in (ann, bob):
+            membership_grant(actor=SYSTEM, space=space, user=user, role="contributor")
+    ann_wrote = [services.memory_create(actor=ann, data={"space": space.slug, "kind": kind, "title": title,
+                                                         "content": f"{title} as Ann said it."}).instance
+                 for space, kind, title in ((team, "preference", "Ann prefers tabs"),
+                                            (team, "decision", "Ann chose Postgres"),
+                                            (hidden, "preference", "Ann's hidden note"))]
+    services.memory_create(actor=bob, data={"space": team.slug, "title": "Bob's note",
+                                            "content": "Bob likes spaces."})
+    url = reverse("admin:memories_memory_changelist")
+
+    about_ann = curator_client.get(f"{url}?about={ann.pk}")
+    preferences = curator_client.get(f"{url}?about={ann.pk}&category=preference")
+    # Only people whose memories the curator may read are offered, by name.
+    offered = dict(next(f for f in about_ann.context["cl"].filter_specs if f.parameter_name == "about")
+                   .lookup_choices)
+
+    assert sorted(m.title for m in about_ann.context["cl"].result_list) == ["Ann chose Postgres",
+                                                                            "Ann prefers tabs"]
+    assert [m.title for m in preferences.context["cl"].result_list] == ["Ann prefers tabs"]
+    assert set(offered.values()) == {"ann", "bob"}
+
+    exported = curator_client.post(f"{url}?about={ann.pk}", {
+        "action": "export_selected", "select_across": "1", "index": "0",
+        "_selected_action": [ann_wrote[0].pk]})
+    rows = [json.loads(line) for line in b"".join(exported.streaming_content).decode().splitlines()]
+
+    assert exported["Content-Type"] == "application/x-ndjson"
+    assert sorted(row["id"] for row in rows) == sorted(m.pk for m in ann_wrote[:2])
+    assert {row["content"] for row in rows} == {"Ann prefers tabs as Ann said it.",
+                                                "Ann chose Postgres as Ann said it."}
+    event = AuditEvent.objects.filter(action="export", space_id=team.pk).latest("id")
+    assert (event.actor_label, event.payload_data["after"]["memories"]) == ("curator", 2)
+    assert event.payload_data["after"]["selection"] is True
+
+
+def test_a_curator_reads_chat_import_reports_of_their_spaces_only(curator_client):
+    from memories.models import ChatImport
+    from tests.factories import SpaceFactory
+
+    mine = ChatImport.objects.create(space=curator_client.team, source="chatgpt", file_name="export.zip",
+                                     status="done", report={"conversations_seen": 12, "memories_created": 5,
+                                                            "rejected": [{"rule": "name"}], "errors": []})
+    other = ChatImport.objects.create(space=SpaceFactory(slug="elsewhere"), source="cursor",
+                                      file_name="state.vscdb")
+    url = reverse("admin:memories_chatimport_changelist")
+
+    listed = curator_client.get(url)
+    detail = curator_client.get(reverse("admin:memories_chatimport_change", args=[mine.pk]))
+
+    assert [i.pk for i in listed.context["cl"].result_list] == [mine.pk]
+    assert detail.status_code == 200
+    assert "&quot;memories_created&quot;: 5" in detail.content.decode()
+    assert curator_client.get(reverse("admin:memories_chatimport_change", args=[other.pk])).status_code == 302
+    assert curator_client.get(reverse("admin:memories_chatimport_add")).status_code == 403

@@ -200,6 +200,35 @@ def test_exchanges_keep_code_whole_and_pick_out_entities():
     ("We decided to pin psycopg because the slim image stays.",
      "Decided to pin psycopg because the slim image stays."),
     ("Never commit the .env file to the repository.", "Never commit the .env file to the repository."),
+    ("Hello, I am Dr. Amara Okafor.", "The user's name is Amara Okafor."),
+    ("electrician here.", "The user is an electrician."),
+    ("I work at a small bakery chain called Fournil Doré.", "The user works at Fournil Doré."),
+    ("I work at Birchwell & Marsh.", "The user works at Birchwell & Marsh."),
+    ("also i only speak english and russian", "The user speaks English and Russian."),
+    ("I'm a native Spanish speaker.", "The user speaks Spanish."),
+    ("I'm big on tofu though.", "The user likes tofu."),
+    ("I never fly if I can avoid it.", "The user never flies if they can avoid it."),
+    ("keep it short pls", "The user wants answers short."),
+    ("you can skip the emoji with me", "The user wants no emoji in answers."),
+    ("We picked pnpm as our package manager.", "Decided on pnpm as our package manager."),
+    ("In our codebase, all public functions must have docstrings.",
+     "all public functions must have docstrings."),
+    ("Our rule is everyone runs make lint before pushing.", "everyone runs make lint before pushing."),
+    ("A word of warning: the legacy API returns dates as DD/MM/YYYY.",
+     "Watch out: the legacy API returns dates as DD/MM/YYYY."),
+    ("I bake sourdough every weekend.", "The user bakes sourdough every weekend."),
+    ("name's Tomasz.", "The user's name is Tomasz."),
+    ("Anselm here.", "The user's name is Anselm."),
+    ("my day job is as a radiologist", "The user is a radiologist."),
+    ("we're settled in Graz", "The user lives in Graz."),
+    ("since moving to Lisbon my standups are at 9", "The user moved to Lisbon and lives there now."),
+    ("German is my first language.", "The user speaks German."),
+    ("I'm vegetarian.", "The user is vegetarian."),
+    ("answer in simple English please", "The user wants answers in simple English."),
+    ("we (platform team) settled on Argo CD rather than Flux.", "Decided on Argo CD rather than Flux."),
+    ("plain pip install is not allowed.", "plain pip install is not allowed."),
+    ("learned this the hard way today: std::process::exit doesn't run destructors.",
+     "Watch out: std::process::exit doesn't run destructors."),
 ])
 def test_the_user_rules_state_what_the_user_said(said, expected):
     [found] = extract.extract(exchanges.split(conversation(("user", said))))
@@ -215,9 +244,90 @@ def test_the_user_rules_state_what_the_user_said(said, expected):
     "Maybe I prefer tabs, not sure.",
     "The assistant said: my name is Bot.",
     "```\nmy name is Nobody\n```",
+    "My boss said: I'm a terrible planner.",
+    "The assistant before you said my name is Bob.",
+    "I never got a reply from them.",
+    "I'm into the third week of my diet.",
+    "Every time I run it, it must restart.",
+    "I get a warning: DeprecationWarning in the tests.",
+    "If we switched to Go it would be faster.",
+    "Is it true that all PRs must be reviewed?",
+    "She's a nurse at St. Mary's.",
+    "I cooked pasta every day last week.",
+    "My sister is vegetarian.",
+    "ok that makes sense. good to know",
 ])
 def test_questions_hypotheticals_and_others_words_are_not_facts_about_the_user(said):
     assert extract.extract(exchanges.split(conversation(("user", said)))) == []
+
+
+def test_someone_naming_themselves_says_what_they_do_and_where():
+    said = "Hello, I am Dr. Amara Okafor-Lindqvist, a veterinarian at Greenpasture Animal Clinic."
+
+    found = extract.extract(exchanges.split(conversation(("user", said))))
+
+    assert [c.content for c in found] == ["The user's name is Amara Okafor-Lindqvist.",
+                                          "The user is a veterinarian.",
+                                          "The user works at Greenpasture Animal Clinic."]
+
+
+@pytest.mark.parametrize(("asked", "reply", "expected"), [
+    ("What languages are you comfortable listening in?", "English and Tagalog, both fluently.",
+     ["The user speaks English and Tagalog."]),
+    ("Happy to help. Where are you based?", "Near Porto, in a small town.", ["The user lives in Porto."]),
+    # The language of a letter is not one the user speaks; an answer that is more than the
+    # value is not read as one.
+    ("What language should the letter be in?", "French.", []),
+    ("Where are you travelling from?", "Paris.", []),
+    ("Which languages do you speak?", "English please, and keep it simple", []),
+])
+def test_an_answer_to_the_assistants_question_is_a_fact(asked, reply, expected):
+    turns = (("user", "hi"), ("assistant", asked), ("user", reply))
+    found = extract.extract(exchanges.split(conversation(*turns)))
+
+    assert [c.content for c in found if c.rule != "style"] == expected
+
+
+def test_wishes_said_in_one_sentence_are_one_memory():
+    said = "no explanations please, just the code"
+
+    [found] = extract.extract(exchanges.split(conversation(("user", said))))
+
+    assert found.rule == "style"
+    assert "no explanations" in found.content
+    assert "code" in found.content
+
+
+def test_a_statement_the_user_calls_a_lesson_is_a_gotcha():
+    said = "ohh so a typed nil pointer inside an error interface is not == nil. nasty, good to know"
+    small_talk = "ok that makes sense. good to know"
+
+    [found] = extract.extract(exchanges.split(conversation(("user", said))))
+
+    assert found.content == "Watch out: a typed nil pointer inside an error interface is not == nil."
+    assert extract.extract(exchanges.split(conversation(("user", small_talk)))) == []
+
+
+def test_a_personal_habit_is_not_a_team_standard():
+    said = "I always travel with just a carry-on, never check bags."
+
+    found = extract.extract(exchanges.split(conversation(("user", said))))
+
+    assert [(c.rule, c.content) for c in found] == [
+        ("preference", "The user always travels with just a carry-on.")]
+
+
+def test_a_follow_up_question_keeps_the_fix_that_worked():
+    problem = ("user", "Docker build fails with npm ERR! code EACCES")
+    fix = ("assistant", "Fix the ownership:\n```dockerfile\nRUN chown -R node:node /app\n```")
+    follow_up = ("user", "where does that go exactly, before npm ci?")
+    answer = ("assistant", "Right after WORKDIR /app.")
+
+    [solution] = extract.extract(exchanges.split(conversation(problem, fix, follow_up, answer,
+                                                              ("user", "works now, the build is green"))))
+
+    assert "chown -R node:node /app" in solution.content
+    assert solution.content.endswith("Confirmed: works now, the build is green")
 
 
 def test_a_solution_needs_the_user_to_say_the_fix_worked():
