@@ -36,6 +36,7 @@ bench: install
 	$(BIN)/python bench/embedding_throughput.py
 	$(BIN)/python bench/writes.py
 	$(BIN)/python bench/recall_quality.py
+	$(BIN)/python bench/recall_conversational.py
 	$(BIN)/python bench/recall_speed.py
 	$(BIN)/python bench/prd_resume.py
 	$(BIN)/python bench/prd_lifecycle.py

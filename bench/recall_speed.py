@@ -142,8 +142,9 @@ def build_space(size: int, bases: list[dict], base_vectors: np.ndarray) -> None:
                     write_index(docs[offset:offset + 500])
                 batch, docs = [], []
         cursor.execute(
-            "INSERT INTO memories_memorystats (memory_id, confidence, usage_count, access_count) "
-            "SELECT id, 0.75, 0, 0 FROM memories_memory WHERE space_id = %s", [space.id])
+            "INSERT INTO memories_memorystats (memory_id, space_id, confidence, usage_count, access_count, "
+            "reinforced_count, check_pending) "
+            "SELECT id, space_id, 0.75, 0, 0, 0, false FROM memories_memory WHERE space_id = %s", [space.id])
         print(f"  inserted and indexed {size} rows in {time.perf_counter() - start:.1f} s", file=sys.stderr)
         cursor.execute("SET maintenance_work_mem = '1GB'")
         cursor.execute(

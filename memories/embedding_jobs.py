@@ -18,12 +18,12 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django_q.models import Schedule
 
-from memories import entry
+from memories import entry, passages
 
 # Looked up through the module at call time, so a test can swap the provider.
 from memories.embeddings import registry as embeddings
 from memories.embeddings.base import EmbeddingError
-from memories.models import EmbeddingStatus, Memory
+from memories.models import EmbeddingStatus, Memory, MemoryPassage
 from samsite.core.jobs import enqueue_on_commit, schedule_retry
 from samsite.core.models import Space
 from samsite.core.signals import spaces_changed
@@ -112,7 +112,7 @@ def _embed_locked(memory_ids: list[str], *, attempt: int) -> EmbedOutcome:
     rows = list(
         Memory.objects.filter(pk__in=memory_ids)
         .exclude(embedding_status=EmbeddingStatus.READY)
-        .values("id", "title", "content", "canonical_phrases", "embedding_input_hash")
+        .values("id", "space_id", "title", "content", "canonical_phrases", "embedding_input_hash")
         .order_by("id")
     )
     outcome.skipped = sorted(set(memory_ids) - {r["id"] for r in rows})
@@ -123,15 +123,19 @@ def _embed_locked(memory_ids: list[str], *, attempt: int) -> EmbedOutcome:
     for start in range(0, len(rows), batch_size):
         batch = rows[start:start + batch_size]
         texts = [entry.embedding_text(r) for r in batch]
+        # Long memories also get a vector per window of their content, in the same call.
+        windows = [passages.windows(r["content"]) for r in batch]
         try:
-            vectors = provider.embed(texts)
+            vectors = provider.embed(texts + [text for found in windows for text in found])
         except EmbeddingError as exc:
             _embedding_failed(batch, attempt=attempt, error=str(exc), outcome=outcome)
             continue
         now = timezone.now()
+        window_vectors = iter(vectors[len(batch):])
         # One commit per batch, not per row (the model call is done: nothing slow inside).
         with transaction.atomic():
-            for row, vector in zip(batch, vectors, strict=True):
+            for row, vector, found in zip(batch, vectors[:len(batch)], windows, strict=True):
+                mine = [next(window_vectors) for _ in found]
                 # Only if the memory still holds the text this vector was computed from.
                 written = Memory.objects.filter(
                     pk=row["id"], embedding_input_hash=row["embedding_input_hash"]
@@ -140,6 +144,12 @@ def _embed_locked(memory_ids: list[str], *, attempt: int) -> EmbedOutcome:
                     embedding_model=provider.name, embedded_at=now, embedding_error="",
                     embedding_attempts=attempt,
                 )
+                if written:
+                    MemoryPassage.objects.filter(memory_id=row["id"]).delete()
+                    MemoryPassage.objects.bulk_create([
+                        MemoryPassage(memory_id=row["id"], space_id=row["space_id"], position=position,
+                                      embedding=window.tolist())
+                        for position, window in enumerate(mine)])
                 (outcome.embedded if written else outcome.skipped).append(row["id"])
     if outcome.embedded:
         spaces = Memory.objects.filter(pk__in=outcome.embedded).values_list("space_id", flat=True)

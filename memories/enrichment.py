@@ -97,18 +97,47 @@ def keyphrases(text: str, *, limit: int) -> list[str]:
 
 
 def suggest_phrases(*, title: str, content: str, limit: int = 5) -> list[str]:
-    """The lowercased title plus the content's strongest multi-word phrases."""
+    """The lowercased title plus the content's strongest multi-word phrases.
+
+    A canonical phrase found verbatim in a query is strong evidence (the exact signal), so
+    only real phrases are suggested: two words or more that are not stop words, and not
+    a name alone ("Nate", "Caroline Smith"), which any question about that person holds.
+    """
     low, high = limits.PHRASE
-    suggestions = [clean_line(title).lower()[:high].strip()]
-    ranked = keyphrases(content, limit=limit * 3)
-    # Multi-word phrases anchor best; single words only when the content has no others.
-    multi_word = [p for p in ranked if " " in p]
-    for phrase in multi_word or ranked:
+    names = _proper_nouns(f"{title}. {content}")
+    suggestions = []
+    heading = clean_line(title).lower()[:high].strip()
+    if _is_phrase(heading, names=frozenset()):
+        suggestions.append(heading)
+    for phrase in keyphrases(content, limit=limit * 3):
         if len(suggestions) >= limit:
             break
-        if low <= len(phrase) <= high and phrase not in suggestions:
+        if low <= len(phrase) <= high and phrase not in suggestions and _is_phrase(phrase, names=names):
             suggestions.append(phrase)
-    return [s for s in suggestions if len(s) >= low]
+    suggestions = [s for s in suggestions if len(s) >= low]
+    # A memory needs one phrase: with no real one ("Gina: ;)"), title and text together,
+    # which no question repeats word for word.
+    return suggestions or [clean_line(f"{title} {content}").lower()[:high].strip()]
+
+
+def _is_phrase(phrase: str, *, names: frozenset[str]) -> bool:
+    words = [w for w in _WORD.findall(phrase) if w not in STOP_WORDS and not w.isdigit()]
+    return len(words) >= 2 and not all(w in names for w in words)
+
+
+def _proper_nouns(text: str) -> frozenset[str]:
+    """Words written capitalised where no sentence starts (names, mostly), and a speaker's
+    name before a colon ("Nate: …"), lowercased."""
+    found: set[str] = set()
+    for sentence in re.split(r"(?<=[.!?:])\s+|\n+", text):
+        words = re.findall(r"\b[A-Z][a-zà-ÿ]+\b", sentence)
+        if words and sentence.lstrip().startswith(words[0]):
+            words = words[1:]
+        found.update(word.lower() for word in words)
+    speaker = re.match(r"\s*([A-Z][a-zà-ÿ]+):", text)
+    if speaker:
+        found.add(speaker.group(1).lower())
+    return frozenset(found)
 
 
 def suggest_tags(*, title: str, content: str, limit: int = 5,

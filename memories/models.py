@@ -10,6 +10,7 @@ from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 from django.db.models import F, Func, Q
+from django.db.models.functions import Coalesce
 from django.db.models.lookups import LessThanOrEqual
 from guardian.models import GroupObjectPermissionBase, UserObjectPermissionBase
 from pgvector.django import HnswIndex, VectorField
@@ -210,6 +211,8 @@ class Memory(models.Model):
                          condition=Q(archived=False)),
             models.Index(fields=["embedding_status"], name="memory_embedding_status",
                          condition=~Q(embedding_status="ready")),
+            # Recall's time channel: what a space said within the time a question names.
+            models.Index(F("space"), Coalesce("occurred_at", "created_at"), name="memory_space_said_at"),
             # fastupdate off: with Postgres's default pending list (up to 4 MB of entries
             # not yet merged, scanned linearly by every query) the exact-phrase channel took
             # 34 ms at 100k memories instead of 0.5 ms. Writes merge their entries at once.
@@ -264,6 +267,29 @@ class Memory(models.Model):
         return {"type": self.source_type, "ref": self.source_ref, "uri": self.source_uri}
 
 
+class MemoryPassage(models.Model):
+    """The vector of one window of a long memory's content (memories.passages).
+
+    One vector for a long text blurs what its end says; recall also searches these and
+    scores a memory by its best window. No text here: the memory holds it, sealed.
+    """
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="passages")
+    space = models.ForeignKey(Space, on_delete=models.CASCADE, related_name="+")
+    position = models.PositiveSmallIntegerField()
+    embedding = VectorField(dimensions=settings.SAM_EMBEDDING_DIMS)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["memory", "position"], name="passage_unique")]
+        indexes = [
+            HnswIndex(name="passage_embedding_hnsw", fields=["embedding"], m=16, ef_construction=64,
+                      opclasses=["vector_cosine_ops"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"passage {self.position} of {self.memory_id}"
+
+
 class MemoryStats(models.Model):
     """Counters that change on every recall or decay run, kept off the vector row.
 
@@ -274,6 +300,9 @@ class MemoryStats(models.Model):
     memory = models.OneToOneField(
         Memory, primary_key=True, on_delete=models.CASCADE, related_name="stats"
     )
+    # The memory's space (memories never change space): recall's recent channel finds a
+    # space's recently recalled memories without walking every space's.
+    space = models.ForeignKey(Space, on_delete=models.CASCADE, related_name="+", db_index=False)
     confidence = models.FloatField(default=0.75)
     usage_count = models.PositiveIntegerField(default=0)
     access_count = models.PositiveIntegerField(default=0)
@@ -291,7 +320,13 @@ class MemoryStats(models.Model):
 
     class Meta:
         verbose_name_plural = "memory stats"
-        indexes = [models.Index(fields=["-last_accessed_at"], name="memorystats_recent")]
+        indexes = [
+            models.Index(fields=["-last_accessed_at"], name="memorystats_recent"),
+            # In recall's order (most recent first, ties by id), so the recent channel stops
+            # after its first rows even when many were recalled at the same moment.
+            models.Index(fields=["space", "-last_accessed_at", "memory"], name="memorystats_space_recent",
+                         condition=Q(last_accessed_at__isnull=False)),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=Q(confidence__gte=0) & Q(confidence__lte=1),

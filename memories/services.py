@@ -266,7 +266,7 @@ def _insert(rows: list[PreparedRow], *, actor: Actor, check: bool = True) -> lis
         memories.append(memory)
     Memory.objects.bulk_create(memories)
     MemoryStats.objects.bulk_create(
-        MemoryStats(memory=m, confidence=row.state["confidence_score"],
+        MemoryStats(memory=m, space_id=m.space_id, confidence=row.state["confidence_score"],
                     check_pending=check and _checks_wanted(m.space))
         for m, row in zip(memories, rows, strict=True)
     )
@@ -361,7 +361,7 @@ def _unsaved(row: PreparedRow, *, actor: Actor) -> Memory:
     _apply_state(memory, row.state)
     memory.created_at = memory.updated_at = timezone.now()
     # Serializers read the counters through memory.stats; give them an unsaved one.
-    Memory.stats.related.set_cached_value(memory, MemoryStats(memory=memory,
+    Memory.stats.related.set_cached_value(memory, MemoryStats(memory=memory, space_id=memory.space_id,
                                                               confidence=row.state["confidence_score"]))
     return memory
 

@@ -10,7 +10,7 @@ class RetrievalConfig(AppConfig):
         from governance import retention
         from governance.audit import selectors as audit_selectors
         from memories import hooks
-        from retrieval import training
+        from retrieval import freshness, training
         from retrieval.models import RecallEvent
         from retrieval.receivers import drop_cached_recalls
         from retrieval.retention import SPACE_DATA
@@ -22,3 +22,5 @@ class RetrievalConfig(AppConfig):
         audit_selectors.register_recall_events(RecallEvent)
         # An edited memory's training examples run as soon as the edit is settled.
         hooks.on_settled(training.after_edit)
+        # Word statistics are recounted soon after memories are written.
+        hooks.on_settled(freshness.after_write)

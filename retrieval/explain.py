@@ -19,6 +19,8 @@ SIGNAL_PHRASES = {
     "confidence": "high confidence",
     "importance": "high importance",
     "access": "frequent recall",
+    "time": "being said in the time asked about",
+    "graph": "a link to a strong match",
 }
 
 
@@ -32,8 +34,10 @@ def strongest_signals(signals: Signals, weights: dict[str, float], n: int = 2) -
     return [(name, value) for name, _, value in contributions[:n]]
 
 
-def rationale(signals: Signals, weights: dict[str, float], *, cue: str, conflict: bool) -> str:
-    """One sentence: the strongest two signals with their values and one contextual cue."""
+def rationale(signals: Signals, weights: dict[str, float], *, cue: str, conflict: bool,
+              link: str = "") -> str:
+    """One sentence: the strongest two signals with their values and one contextual cue
+    (and, for a memory reached through the graph, which link)."""
     top = strongest_signals(signals, weights)
     if not top:
         reason = "Recalled as a close match"
@@ -44,6 +48,8 @@ def rationale(signals: Signals, weights: dict[str, float], *, cue: str, conflict
         (a, va), (b, vb) = top
         reason = f"Recalled for {SIGNAL_PHRASES[a]} ({va:.2f}) and {SIGNAL_PHRASES[b]} ({vb:.2f})"
     sentence = f"{reason}, relevant to {cue}"
+    if link:
+        sentence += f"; {link}"
     if conflict:
         sentence += "; it conflicts with another recalled memory"
     return sentence + "."

@@ -46,11 +46,15 @@ class RecallEvent(models.Model):
 
 
 class SpaceTextStats(models.Model):
-    """How many memories a space had when its lexeme statistics were last counted."""
+    """How many memories a space had, and how long they were, when its lexeme statistics
+    were last counted; `stale` once memories were written since (retrieval.freshness)."""
 
     space = models.OneToOneField(Space, primary_key=True, on_delete=models.CASCADE,
                                  related_name="+")
     documents = models.PositiveIntegerField(default=0)
+    # Distinct lexemes per memory, on average: BM25's average document length.
+    average_length = models.FloatField(default=0.0)
+    stale = models.BooleanField(default=False)
     refreshed_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:

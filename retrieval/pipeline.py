@@ -23,8 +23,9 @@ from django.utils import timezone
 from governance import access, policy
 
 # Looked up through the module at call time, so a test can swap the provider.
+from memories import graph
 from memories.embeddings import registry as embeddings
-from retrieval import channels, explain, scoring
+from retrieval import channels, explain, scoring, timeframe
 from retrieval.channels import MEMORY, MEMORY_STATS, Filters, Scope
 from retrieval.context import RecallContext, build_query_text, contextual_cue
 from retrieval.models import RecallGeneration
@@ -66,6 +67,8 @@ class RankedItem:
     highlights: list[str] = field(default_factory=list)
     conflict: dict[str, Any] | None = None
     tokens: int = 0
+    # How the graph reached it: "linked to “…” by SOLVED_BY".
+    link: str = ""
 
     @property
     def id(self) -> str:
@@ -265,6 +268,10 @@ def candidates_with_signals(scope: Scope, request: RecallRequest, query_text: st
     timer = timer or _Timer()
     config = settings.SAM_RECALL
     context = request.context
+    # "What did Andrew do on the Monday before July 24, 2023?": the day goes to the time
+    # channel and signal; its words match no memory, so they leave the matched text.
+    frame = timeframe.find(context.query or query_text, now=now)
+    query_text = timeframe.without(query_text, frame) or query_text
     vector = channels.vector_literal(timer.stage("embed", lambda: embed_query(query_text)))
     grams = channels.phrase_ngrams(query_text, context.active_task)
     context_tags = sorted(set(context.ui_tags) | set(request.filters.tags))
@@ -275,30 +282,78 @@ def candidates_with_signals(scope: Scope, request: RecallRequest, query_text: st
         candidate_ids: dict[str, None] = {}
         for name, fetch in (
             ("vector", lambda: channels.vector_candidates(scope, vector, config["VECTOR_CANDIDATES"])),
+            ("passages", lambda: channels.passage_candidates(scope, vector, config["PASSAGE_CANDIDATES"])),
             ("lexical", lambda: channels.lexical_candidates(scope, plan, config["LEXICAL_CANDIDATES"])),
             ("exact", lambda: channels.exact_candidates(scope, grams, config["EXACT_CANDIDATES"])),
             ("tags", lambda: channels.tag_candidates(scope, context_tags, config["TAG_CANDIDATES"])),
             ("recent", lambda: channels.recent_candidates(scope, config["RECENT_CANDIDATES"])),
+            ("time", lambda: [] if frame is None else channels.time_candidates(
+                scope, frame.start, frame.end, vector, config["TIME_CANDIDATES"])),
         ):
             for memory_id in timer.stage(f"channel_{name}", fetch):
                 candidate_ids.setdefault(memory_id, None)
         rows = timer.stage("signals", lambda: channels.candidate_rows(
             list(candidate_ids), vector=vector, tokens=plan.tokens))
+        links = timer.stage("graph", lambda: _graph_links(scope, rows, plan))
+        linked = [memory_id for memory_id in links if memory_id not in candidate_ids]
+        rows += channels.candidate_rows(linked, vector=vector, tokens=plan.tokens) if linked else []
 
     def signals_of_all() -> list[RankedItem]:
         query_words = set(channels.phrase_ngrams(query_text, max_words=1))
-        return [
-            RankedItem(row, _signals(row, query_text=query_text, task=context.active_task,
-                                     context_tags=context_tags, query_words=query_words, now=now,
-                                     lexical=channels.lexical_signal(row["matched_lexemes"], plan)), 0.0)
-            for row in rows
-        ]
+        items = []
+        for row in rows:
+            strength, link = links.get(row["id"], (0.0, ""))
+            signals = _signals(row, query_text=query_text, task=context.active_task,
+                               context_tags=context_tags, query_words=query_words, now=now, frame=frame,
+                               lexical=channels.lexical_signal(row["matched_lexemes"], plan,
+                                                               length=row["lexeme_count"]))
+            items.append(RankedItem(row, replace(signals, graph=strength), 0.0, link=link))
+        return items
 
     return timer.stage("score", signals_of_all)
 
 
+GRAPH_SEEDS = 5
+GRAPH_MIN_STRENGTH = 0.3
+GRAPH_CANDIDATES = 30
+
+
+def _graph_links(scope: Scope, rows: list[dict[str, Any]], plan: channels.LexicalPlan
+                 ) -> dict[str, tuple[float, str]]:
+    """Memories linked to the strongest candidates, with their graph signal and the link.
+
+    The strongest are read off the weight-free part of the score (closeness and keywords),
+    so the graph does not depend on the profile. A neighbour's signal is the edge's strength
+    times its seed's strength against the best seed's.
+    """
+    def strength(row: dict[str, Any]) -> float:
+        lexical = channels.lexical_signal(row["matched_lexemes"], plan, length=row["lexeme_count"])
+        closeness = max(float(row["cosine"] or 0.0), float(row["passage_cosine"] or 0.0))
+        return 0.7 * max(0.0, closeness) + 0.3 * lexical
+
+    seeds = sorted(rows, key=lambda row: (-strength(row), row["id"]))[:GRAPH_SEEDS]
+    best = strength(seeds[0]) if seeds else 0.0
+    seeds = [row for row in seeds if best and strength(row) >= best / 2]
+    if not seeds:
+        return {}
+    by_id = {row["id"]: row for row in seeds}
+    found = graph.neighbours(list(by_id), min_strength=GRAPH_MIN_STRENGTH, limit=GRAPH_CANDIDATES)
+    visible = set(channels.within_scope(scope, sorted({n.memory_id for n in found} - set(by_id))))
+    links: dict[str, tuple[float, str]] = {}
+    for neighbour in found:
+        if neighbour.memory_id not in visible:
+            continue
+        seed = by_id[neighbour.origin]
+        signal = round(neighbour.strength * strength(seed) / best, 6)
+        if signal > links.get(neighbour.memory_id, (0.0, ""))[0]:
+            title = seed["title"] if len(seed["title"]) <= 60 else seed["title"][:59] + "…"
+            links[neighbour.memory_id] = (signal, f"linked to “{title}” by {neighbour.relation}")
+    return links
+
+
 def _signals(row: dict[str, Any], *, query_text: str, task: str, context_tags: list[str],
-             query_words: set[str], now: datetime, lexical: float = 0.0) -> scoring.Signals:
+             query_words: set[str], now: datetime, lexical: float = 0.0,
+             frame: timeframe.TimeFrame | None = None) -> scoring.Signals:
     window = float(settings.SAM_RECALL["RECENCY_WINDOW_DAYS"])
     hits = explain.phrase_hits(f"{query_text} {task}".lower(), row["canonical_phrases"])
     memory_tags = set(row["tags"])
@@ -308,15 +363,22 @@ def _signals(row: dict[str, Any], *, query_text: str, task: str, context_tags: l
         tag_signal = min(1.0, len(memory_tags & query_words) / 2)
     last_used = row["last_used_at"] or row["updated_at"]
     confidence = scoring.effective_confidence(row, now=now)
+    # A long memory is as close as its closest window (memories.passages).
+    closeness = max(float(row["cosine"] or 0.0), float(row["passage_cosine"] or 0.0))
+    # A near-empty memory ("Talk soon, Amara!") is close to every question naming Amara and
+    # says nothing: closeness and keywords count in proportion to what it says.
+    said = scoring.substance(row["lexeme_count"], int(settings.SAM_RECALL["SHORT_TEXT_LEXEMES"]))
     return scoring.Signals(
-        semantic=max(0.0, min(1.0, float(row["cosine"] or 0.0))),
-        lexical=lexical,
+        semantic=max(0.0, min(1.0, closeness * said)),
+        lexical=lexical * said,
         exact=scoring.exact_signal(len(hits), len(row["canonical_phrases"])),
         tags=tag_signal,
         recency=scoring.recency_signal(scoring.days_between(now, last_used), window),
         confidence=confidence,
         importance=float(row["importance"]),
         access=scoring.access_signal(scoring.days_between(now, row["last_accessed_at"])),
+        time=0.0 if frame is None else scoring.time_signal(row["occurred_at"] or row["created_at"],
+                                                           frame.start, frame.end),
     )
 
 
@@ -376,7 +438,8 @@ def _explain(items: list[RankedItem], profile: scoring.Profile, context: RecallC
     for item in items:
         item.conflict = by_id.get(item.id)
         item.rationale = explain.rationale(item.signals, profile.weights, cue=cue,
-                                           conflict=item.conflict is not None)
+                                           conflict=item.conflict is not None,
+                                           link=item.link if item.signals.graph else "")
         item.highlights = explain.highlights(query_text, phrases=item.row["canonical_phrases"],
                                              content=item.row["content"])
 

@@ -1,7 +1,8 @@
 """Signals, weight profiles, the composite score and the inclusion rule (pure functions).
 
 Every signal is in [0, 1]:
-- semantic: cosine similarity of query and memory embeddings (negative clipped to 0)
+- semantic: cosine similarity of query and memory embeddings, or of the query and the
+  closest window of a long memory's content when that is closer (negative clipped to 0)
 - lexical: IDF-weighted share of the query's lexemes the memory holds, by field (channels.lexical_signal)
 - exact: canonical phrases found verbatim in the query or task, min(1, hits / min(n, 2))
 - tags: share of the context's tags (filters, ui tags, tags named in the query) it carries
@@ -9,6 +10,11 @@ Every signal is in [0, 1]:
 - confidence: effective confidence, the stored one decayed up to now (memories.decay)
 - importance: the memory's importance
 - access: 1 / (1 + days since last accessed / 7), 0 if never accessed
+- time: when the query names a time ("the Monday before July 24, 2023"), 1 for a memory said
+  within it, .5 just outside, halved again for each window's length (a week at least) away;
+  0 when the query names none
+- graph: linked by an edge to one of the strongest hits: the edge's strength × how strong
+  that hit is against the best one (memories.graph); 0 when unlinked
 
 The rules and a worked example: docs/recall.md, "Scoring".
 """
@@ -21,7 +27,8 @@ from datetime import datetime
 
 from memories import decay
 
-SIGNALS = ("semantic", "lexical", "exact", "tags", "recency", "confidence", "importance", "access")
+SIGNALS = ("semantic", "lexical", "exact", "tags", "recency", "confidence", "importance", "access", "time",
+           "graph")
 
 
 @dataclass(frozen=True)
@@ -34,6 +41,8 @@ class Signals:
     confidence: float = 0.0
     importance: float = 0.0
     access: float = 0.0
+    time: float = 0.0
+    graph: float = 0.0
 
     def as_dict(self, digits: int = 4) -> dict[str, float]:
         return {k: round(v, digits) for k, v in asdict(self).items()}
@@ -87,9 +96,11 @@ PROFILES: dict[str, Profile] = {
     # (docs/benchmarks.md): thresholds calibrated for all-MiniLM-L6-v2's similarity scale.
     "sam": Profile(
         "sam",
-        {"semantic": 0.60, "lexical": 0.20, "exact": 0.10, "confidence": 0.05, "importance": 0.05},
+        {"semantic": 0.60, "lexical": 0.20, "exact": 0.10, "confidence": 0.05, "importance": 0.05,
+         "time": 0.30, "graph": 0.10},
         Thresholds(similarity=0.20, composite_min=0.15, lexical=0.10),
-        "SAM default: semantic .60, lexical .20, exact .10, confidence .05, importance .05.",
+        "SAM default: semantic .60, lexical .20, exact .10, confidence .05, importance .05; time .30 "
+        "when the query names a time; graph .10 for what is linked to the strongest hits.",
     ),
 }
 DEFAULT_PROFILE = "sam"
@@ -114,7 +125,8 @@ def composite(signals: Signals, weights: dict[str, float]) -> float:
 
 def is_relevant(signals: Signals, thresholds: Thresholds) -> bool:
     return (
-        signals.semantic >= thresholds.similarity
+        signals.time >= 1.0
+        or signals.semantic >= thresholds.similarity
         or signals.lexical >= thresholds.lexical
         or signals.exact >= thresholds.exact_exception
     )
@@ -156,6 +168,26 @@ def effective_confidence(row: dict, *, now: datetime) -> float:
         usage_count=row.get("usage_count") or 0, last_accessed_at=row.get("last_accessed_at"),
         reliability=row["reliability"], priority=row["priority"],
     )
+
+
+def time_signal(said_at: datetime | None, start: datetime, end: datetime) -> float:
+    """1 within [start, end); outside, .5 at its edge and halved again for every window's
+    length away, a week at least (what happened "on 8 December" may be told days later)."""
+    if said_at is None:
+        return 0.0
+    if start <= said_at < end:
+        return 1.0
+    span_days = max(7.0, (end - start).total_seconds() / 86400)
+    away_days = (start - said_at if said_at < start else said_at - end).total_seconds() / 86400
+    return 0.5 ** (1 + away_days / span_days)
+
+
+def substance(lexemes: int, enough: int) -> float:
+    """How much a memory says, in [0, 1]: its distinct words against `enough` of them (1 for
+    a memory of `enough` words or more; 1 as well when `enough` is 0, the check off)."""
+    if enough <= 0 or lexemes >= enough:
+        return 1.0
+    return max(0.0, lexemes) / enough
 
 
 def exact_signal(hits: int, n_phrases: int) -> float:

@@ -3,6 +3,7 @@ from rest_framework.routers import SimpleRouter
 
 from memories.api import lifecycle, views
 from memories.api.chat_imports import ChatImportDetailView, SpaceChatImportView
+from memories.api.graph import MemoryGraphView, MemoryRelationsView, RelationDetailView
 from memories.api.me import MyExportView, MyMemoriesView
 from memories.api.restrict import MemoryRestrictView
 
@@ -15,6 +16,9 @@ urlpatterns = [
     path("schema/memory-entry.json", views.memory_entry_schema, name="memory-entry-schema"),
     *router.urls,
     path("memories/<str:pk>/restrict/", MemoryRestrictView.as_view(), name="memory-restrict"),
+    path("memories/<str:pk>/graph/", MemoryGraphView.as_view(), name="memory-graph"),
+    path("memories/<str:pk>/relations/", MemoryRelationsView.as_view(), name="memory-relations"),
+    path("relations/<int:pk>/", RelationDetailView.as_view(), name="relation-detail"),
     path("spaces/<str:slug>/chat-imports/", SpaceChatImportView.as_view(), name="space-chat-imports"),
     path("chat-imports/<str:pk>/", ChatImportDetailView.as_view(), name="chat-import-detail"),
     path("me/memories/", MyMemoriesView.as_view(), name="my-memories"),

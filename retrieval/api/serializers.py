@@ -81,7 +81,9 @@ class RecallInputSerializer(JSONInputSerializer):
     token_budget = serializers.IntegerField(required=False, min_value=1, max_value=200000,
                                             allow_null=True)
     as_of = RFC3339DateTimeField(required=False, allow_null=True,
-                                      help_text="Score recency as of this time (reproducible runs).")
+                                      help_text="Score recency, and read relative dates in the query "
+                                                "(\"last week\", \"in May\"), as of this time "
+                                                "(reproducible runs).")
     track = serializers.BooleanField(required=False, default=True,
                                      help_text="Keep the recall event (query and reasons) and count "
                                                "the access (default). Every recall is audited either way.")
@@ -107,6 +109,12 @@ class SignalsSerializer(serializers.Serializer):
     confidence = serializers.FloatField()
     importance = serializers.FloatField()
     access = serializers.FloatField()
+    time = serializers.FloatField(help_text="1 for a memory said within the time the query names "
+                                            "(\"on 8 December 2023\", \"last week\"), less further off; "
+                                            "0 when the query names no time")
+    graph = serializers.FloatField(help_text="Linked by an edge to one of the strongest hits: the edge's "
+                                             "strength × that hit's strength against the best (the "
+                                             "rationale names the link); 0 when unlinked")
 
 
 class ConflictSerializer(serializers.Serializer):

@@ -256,12 +256,17 @@ class _RecallSettings(TypedDict):
     RECENCY_WINDOW_DAYS: float
     CACHE_SECONDS: int
     VECTOR_CANDIDATES: int
+    PASSAGE_CANDIDATES: int
     LEXICAL_CANDIDATES: int
     EXACT_CANDIDATES: int
     TAG_CANDIDATES: int
     RECENT_CANDIDATES: int
+    TIME_CANDIDATES: int
     LEXICAL_ROW_BUDGET: int
     LEXICAL_MAX_TERMS: int
+    BM25_K1: float
+    BM25_B: float
+    SHORT_TEXT_LEXEMES: int
     HNSW_EF_SEARCH: int
     DEDUPE_COSINE: float
     DIVERSITY_COSINE: float
@@ -335,14 +340,23 @@ SAM_RECALL: _RecallSettings = {
     "CACHE_SECONDS": env_int("SAM_RECALL_CACHE_SECONDS", 60),
     # Candidates each channel over-fetches before scoring.
     "VECTOR_CANDIDATES": 50,
+    # Long memories whose best window of content is nearest (memories.passages).
+    "PASSAGE_CANDIDATES": 30,
     "LEXICAL_CANDIDATES": 50,
     "EXACT_CANDIDATES": 50,
     "TAG_CANDIDATES": 30,
     "RECENT_CANDIDATES": 10,
+    # Memories said within the time a question names ("on 8 December 2023"), nearest first.
+    "TIME_CANDIDATES": 30,
     # The lexical channel ORs only the rarest query lexemes, while their document
     # counts add up to at most this many rows (see retrieval.channels).
     "LEXICAL_ROW_BUDGET": env_int("SAM_RECALL_LEXICAL_ROW_BUDGET", 1000),
     "LEXICAL_MAX_TERMS": 8,
+    # The lexical signal's BM25 term saturation and length normalisation (retrieval.channels).
+    "BM25_K1": env_float("SAM_RECALL_BM25_K1", 1.2),
+    "BM25_B": env_float("SAM_RECALL_BM25_B", 0.75),
+    # Memories with fewer distinct words than this count in proportion ("Talk soon!"); 0: off.
+    "SHORT_TEXT_LEXEMES": env_int("SAM_RECALL_SHORT_TEXT_LEXEMES", 6),
     "HNSW_EF_SEARCH": env_int("SAM_RECALL_HNSW_EF_SEARCH", 100),
     "DEDUPE_COSINE": 0.95,
     "DIVERSITY_COSINE": 0.90,

@@ -144,8 +144,9 @@ def test_merging_in_a_paused_space_is_refused(team):
 def test_resolving_a_conflict_supersedes_the_memory_not_kept(team, on_commit):
     # given two memories recall flags as conflicting (shared tag, opposite stances)
     space = team["space"]
-    use = _memory(space, "Use MudDialog", phrases=["use muddialog"], tags=["ui"])
-    avoid = _memory(space, "Avoid MudDialog", phrases=["avoid muddialog"], tags=["ui"])
+    with on_commit():  # embedded, as they would be
+        use = _memory(space, "Use MudDialog", phrases=["use muddialog"], tags=["ui"])
+        avoid = _memory(space, "Avoid MudDialog", phrases=["avoid muddialog"], tags=["ui"])
     api = client_for(team["curator"])
     question = {"query": "muddialog for dialogs", "spaces": ["cur-space"], "k": 5}
     recalled = api.post("/api/v1/recall/", question, format="json").json()

@@ -1,5 +1,7 @@
 """Normalisation of storage-bound text, and deterministic suggestions (README.md, "The memory entry")."""
 
+import pytest
+
 from memories import enrichment, entry
 from memories.normalize import clean_content, clean_line, clean_phrases, clean_tags
 
@@ -50,6 +52,21 @@ def test_missing_summary_phrases_and_tags_are_suggested_deterministically():
     entry.fill_suggestions(again, explicit={"title", "content"},
                            known_tags=lambda words: known & set(words))
     assert again == state
+
+
+@pytest.mark.parametrize(("title", "content", "phrases"), [
+    # A name alone, or a word and stop words, is in any question about that person: never a
+    # phrase; without a real one, title and text together stand in.
+    ("Nate", "Nate: No problem, Nate!", ["nate nate: no problem, nate!"]),
+    ("Gina", "Gina: ;)", ["gina gina: ;)"]),
+    ("Meeting notes", "Notes from Caroline Smith, about the quarterly roadmap.",
+     ["meeting notes", "quarterly roadmap"]),
+    ("Use PgBouncer in transaction mode",
+     "Connection pooling: use PgBouncer in transaction pooling mode for the API workers.",
+     ["use pgbouncer in transaction mode", "transaction pooling mode", "connection pooling", "api workers"]),
+])
+def test_suggested_phrases_are_real_phrases_not_names(title, content, phrases):
+    assert enrichment.suggest_phrases(title=title, content=content) == phrases
 
 
 def test_explicit_empty_tag_list_is_kept():

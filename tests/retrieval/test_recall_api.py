@@ -27,7 +27,7 @@ def test_a_paraphrase_recalls_the_right_memory_with_its_reason(api, store):
     assert ranked[0]["title"] == "MudSnackbar preferred for alerts"
     first = ranked[0]
     assert set(first["signals"]) == {"semantic", "lexical", "exact", "tags", "recency", "confidence",
-                                     "importance", "access"}
+                                     "importance", "access", "time", "graph"}
     assert first["rationale"].startswith("Recalled for ")
     cue = "relevant to the current task “Add a save confirmation to the MudBlazor product…”."
     assert first["rationale"].endswith(cue)

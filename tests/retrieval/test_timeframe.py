@@ -1,0 +1,49 @@
+"""Time windows read out of questions (retrieval.timeframe): dates, relative and anchored."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from retrieval import timeframe
+
+NOW = datetime(2023, 11, 2, 15, 30, tzinfo=UTC)  # a Thursday
+
+
+@pytest.mark.parametrize(("question", "window", "rest"), [
+    ("What did Andrew do on the Monday before July 24, 2023?", "2023-07-17", "What did Andrew do?"),
+    ("Which book did Tim recommend on 8th December 2022?", "2022-12-08", "Which book did Tim recommend?"),
+    ("What happened on 2023-07-24?", "2023-07-24", "What happened?"),
+    ("Who called on the 3rd of March, 2023", "2023-03-03", "Who called"),
+    ("What did Mia cook in May 2023?", "2023-05-01 to 2023-05-31", "What did Mia cook?"),
+    ("what about in May?", "2023-05-01 to 2023-05-31", "what about?"),
+    # A month without a year is the latest one not after now.
+    ("plans for December 8?", "2022-12-08", "plans for?"),
+    ("Where was Leo living in early 2023?", "2023-01-01 to 2023-04-30", "Where was Leo living?"),
+    ("the summer of 2023", "2023-06-01 to 2023-08-31", ""),
+    ("What did we do last week?", "2023-10-23 to 2023-10-29", "What did we do?"),
+    ("anything from last month", "2023-10-01 to 2023-10-31", "anything"),
+    ("what did I say yesterday", "2023-11-01", "what did I say"),
+    ("who did I meet last Monday", "2023-10-30", "who did I meet"),
+    ("what happened 3 weeks ago", "2023-10-09 to 2023-10-14", "what happened"),
+    ("What happened the week after 8 December 2022?", "2022-12-09 to 2022-12-15", "What happened?"),
+    ("the day before 2023-05-01", "2023-04-30", ""),
+    ("two days after July 4, 2023", "2023-07-06", ""),
+    ("the Friday after 2023-07-24", "2023-07-28", ""),
+])
+def test_a_question_names_a_window(question, window, rest):
+    frame = timeframe.find(question, now=NOW)
+
+    assert frame is not None
+    assert frame.describe() == window
+    assert timeframe.without(question, frame) == rest
+
+
+@pytest.mark.parametrize("question", [
+    "How do I set up pytest fixtures?",
+    "I may go to the gym",
+    "we march on regardless",
+    "Which port does the service use, 8080?",
+    "What is 2023 minus 1990?",
+])
+def test_words_that_only_look_like_dates_name_no_window(question):
+    assert timeframe.find(question, now=NOW) is None
