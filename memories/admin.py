@@ -494,4 +494,4 @@ class MemoryAdmin(admin.ModelAdmin):
 
 # The review queue and chat imports register their admins in their own modules
 # (autodiscovery imports only this one).
-from memories import chat_import_admin, review_admin  # noqa: E402, F401
+from memories import category_admin, chat_import_admin, review_admin  # noqa: E402, F401

@@ -11,7 +11,7 @@ class MemoriesConfig(AppConfig):
 
         from governance import access, retention
         from governance.crypto import rotation
-        from memories import hooks, write_checks
+        from memories import categories, hooks, write_checks
         from memories.grants import granted_memory_ids
         from memories.models import (
             Memory,
@@ -38,6 +38,8 @@ class MemoriesConfig(AppConfig):
 
         # A new memory is compared with its space's once its vector is stored.
         hooks.on_settled(write_checks.after_settled)
+        # And placed in its space's categories.
+        hooks.on_settled(categories.after_write)
 
         # Process set-up, not business logic: each worker sizes its BLAS pool as it starts.
         post_spawn.connect(limit_worker_threads, dispatch_uid="sam_worker_blas_threads")

@@ -110,7 +110,7 @@ def negated(tokens: list[str]) -> bool:
 
 
 @lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     # Snowball in pure Python costs ~10 µs a word; a store repeats its words all the time.
     stemmer = getattr(_STEMMERS, "english", None)
     if stemmer is None:
@@ -120,7 +120,7 @@ def _stem(word: str) -> str:
 
 def _ordered(tokens: list[str]) -> list[str]:
     """Content words in text order, "user" kept: where a statement names what it is about."""
-    return [_stem(t) for t in tokens if (t not in STOP_WORDS or t == "user") and t not in NEGATIONS
+    return [stem(t) for t in tokens if (t not in STOP_WORDS or t == "user") and t not in NEGATIONS
             and t not in CHANGE_CUES]
 
 
@@ -147,12 +147,12 @@ def _other_subject(old_tokens: list[str], new_tokens: list[str], *, strict: bool
 
 
 def content_words(tokens: list[str]) -> set[str]:
-    return {_stem(t) for t in tokens if t not in STOP_WORDS and t not in NEGATIONS and t not in CHANGE_CUES}
+    return {stem(t) for t in tokens if t not in STOP_WORDS and t not in NEGATIONS and t not in CHANGE_CUES}
 
 
 def _values(text: str, tokens: set[str]) -> set[str]:
     """Words that look like values: numbers, versions, times, names written with a capital."""
-    capitalised = {_stem(m.lower()) for m in _CAPITALISED.findall(text)}
+    capitalised = {stem(m.lower()) for m in _CAPITALISED.findall(text)}
     return {t for t in tokens if any(c.isdigit() for c in t) or t in capitalised}
 
 

@@ -290,6 +290,48 @@ class MemoryPassage(models.Model):
         return f"passage {self.position} of {self.memory_id}"
 
 
+class Category(models.Model):
+    """A space's topic (seed 002, Phase 5): seed 002's defaults in project spaces, and the
+    space's own. Memories are placed in it by its keywords (memories.categories); its
+    summary, drawn from its strongest memories, is sealed like their text."""
+
+    space = models.ForeignKey(Space, on_delete=models.CASCADE, related_name="categories")
+    name = models.SlugField(max_length=40)
+    display_name = models.CharField(max_length=80)
+    description = models.CharField(max_length=300, blank=True, default="")
+    keywords = ArrayField(models.CharField(max_length=40), default=list, blank=True)
+    builtin = models.BooleanField(default=False)
+    summary = SealedTextField(default="")
+    summary_updated_at = models.DateTimeField(null=True, blank=True)
+    item_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["space", "name"]
+        verbose_name_plural = "categories"
+        constraints = [models.UniqueConstraint(fields=["space", "name"], name="category_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.display_name} ({self.space_id})"
+
+    def sealing_space_id(self) -> int:
+        return self.space_id
+
+
+class MemoryCategory(models.Model):
+    """A memory placed in a category, and how well it fits (0-1)."""
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="category_links")
+    category = models.ForeignKey(Category, on_delete=models.CASCADE, related_name="links")
+    relevance = models.FloatField(default=1.0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["memory", "category"], name="memory_category_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.memory_id} in {self.category_id}"
+
+
 class MemoryStats(models.Model):
     """Counters that change on every recall or decay run, kept off the vector row.
 

@@ -45,6 +45,8 @@ class MemoryFilters:
     # What SAM knows about another person (a curator's view of it, within what they may read).
     about_user: Actor | None = None
     kinds: list[str] = field(default_factory=list)
+    # Placed in a category of that name (memories.categories).
+    category: str | None = None
 
 
 def memory_list(*, actor: Actor, filters: MemoryFilters) -> QuerySet[Memory]:
@@ -60,6 +62,8 @@ def memory_list(*, actor: Actor, filters: MemoryFilters) -> QuerySet[Memory]:
         queryset = queryset.filter(about(filters.about_user))
     if filters.kinds:
         queryset = queryset.filter(kind__in=filters.kinds)
+    if filters.category:
+        queryset = queryset.filter(category_links__category__name=filters.category)
     if filters.spaces:
         queryset = queryset.filter(space__slug__in=filters.spaces)
     if filters.memory_type:

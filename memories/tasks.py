@@ -129,3 +129,13 @@ def chat_import_run(*, import_id: str, path: str) -> dict:
     """Import an uploaded chat history (memories.capture.jobs)."""
     done = capture_jobs.run(import_id, path)
     return {"import": import_id, "status": done.status if done else "not queued"}
+
+
+def categories_place(*, space_id: int) -> dict:
+    """Place every memory of a space in its categories again (their keywords changed)."""
+    from memories import categories
+    from memories.models import Memory
+
+    ids = list(Memory.objects.filter(space_id=space_id, archived=False).values_list("pk", flat=True))
+    links = sum(categories.place(ids[start:start + 1000]) for start in range(0, len(ids), 1000))
+    return {"memories": len(ids), "links": links}

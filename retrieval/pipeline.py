@@ -21,10 +21,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from governance import access, policy
+from memories import graph
 
 # Looked up through the module at call time, so a test can swap the provider.
-from memories import graph
 from memories.embeddings import registry as embeddings
+from memories.models import Category, MemoryCategory
 from retrieval import channels, explain, scoring, timeframe
 from retrieval.channels import MEMORY, MEMORY_STATS, Filters, Scope
 from retrieval.context import RecallContext, build_query_text, contextual_cue
@@ -50,6 +51,8 @@ class RecallRequest:
     filters: Filters = field(default_factory=Filters)
     token_budget: int | None = None
     as_of: datetime | None = None
+    # Broad questions: the summaries of the categories the best items belong to, first.
+    tiered: bool = False
 
     def cache_key(self, actor_id: Any, scope: Scope) -> str:
         # The scope carries the caller's visibility, so a changed role or restriction
@@ -94,6 +97,8 @@ class RecallResult:
     # Every space the recall looked at (read or silenced), as of this request: what the
     # recall's audit rows are written under.
     looked_at: list[Space] = field(default_factory=list)
+    # With `tiered`: [{space, name, display_name, summary, items}], strongest first.
+    category_summaries: list[dict[str, Any]] = field(default_factory=list)
 
 
 class _Timer:
@@ -258,8 +263,34 @@ def _ranked(scope: Scope, request: RecallRequest, profile: scoring.Profile, quer
     items, trimmed = _budget(top[: request.k], request.token_budget)
     timer.stage("explain", lambda: _explain(items, profile, request.context, query_text))
     follow_ups = _follow_ups(items, request)
+    summaries = (timer.stage("categories", lambda: _category_summaries(passing[:20])) if request.tiered
+                 else [])
     return RecallResult(query_text, profile, items, follow_ups, not items, timer.timings, slugs,
-                        candidates=len(scored), trimmed=trimmed)
+                        candidates=len(scored), trimmed=trimmed, category_summaries=summaries)
+
+
+TIERED_CATEGORIES = 3
+
+
+def _category_summaries(items: list[RankedItem]) -> list[dict[str, Any]]:
+    """The categories of the strongest passing items, by the sum of their scores × how well
+    they fit, with their summaries (memories.categories): the broad answer before the items."""
+    links = MemoryCategory.objects.filter(memory_id__in=[i.id for i in items]).select_related("category")
+    score = {item.id: item.score for item in items}
+    weight: dict[int, float] = {}
+    members: dict[int, list[str]] = {}
+    categories: dict[int, Category] = {}
+    for link in links:
+        weight[link.category_id] = weight.get(link.category_id, 0.0) + score[link.memory_id] * link.relevance
+        members.setdefault(link.category_id, []).append(link.memory_id)
+        categories[link.category_id] = link.category
+    ranked = sorted((pk for pk in weight if categories[pk].summary),
+                    key=lambda pk: (-round(weight[pk], 6), categories[pk].name))[:TIERED_CATEGORIES]
+    spaces = [categories[pk].space_id for pk in ranked]
+    slugs = dict(Space.objects.filter(pk__in=spaces).values_list("pk", "slug"))
+    return [{"space": slugs[categories[pk].space_id], "name": categories[pk].name,
+             "display_name": categories[pk].display_name, "summary": categories[pk].summary,
+             "items": sorted(members[pk], key=lambda mid: (-score[mid], mid))} for pk in ranked]
 
 
 def candidates_with_signals(scope: Scope, request: RecallRequest, query_text: str, now: datetime,

@@ -332,6 +332,9 @@ class MemoryListQuerySerializer(QueryParamsSerializer):
                                  help_text="Full-text query (web-search syntax) or a memory id.")
     updated_after = RFC3339DateTimeField(required=False)
     updated_before = RFC3339DateTimeField(required=False)
+    category = serializers.SlugField(required=False, max_length=40,
+                                     help_text="A category's name: the memories placed in it (spaces' "
+                                               "categories: GET /api/v1/spaces/{slug}/categories/).")
 
 
 class MemoryVersionListSerializer(serializers.ListSerializer):

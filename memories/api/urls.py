@@ -2,6 +2,7 @@ from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from memories.api import lifecycle, views
+from memories.api.categories import CategoryDetailView, SpaceCategoriesView
 from memories.api.chat_imports import ChatImportDetailView, SpaceChatImportView
 from memories.api.graph import MemoryGraphView, MemoryRelationsView, RelationDetailView
 from memories.api.me import MyExportView, MyMemoriesView
@@ -20,6 +21,8 @@ urlpatterns = [
     path("memories/<str:pk>/relations/", MemoryRelationsView.as_view(), name="memory-relations"),
     path("relations/<int:pk>/", RelationDetailView.as_view(), name="relation-detail"),
     path("spaces/<str:slug>/chat-imports/", SpaceChatImportView.as_view(), name="space-chat-imports"),
+    path("spaces/<str:slug>/categories/", SpaceCategoriesView.as_view(), name="space-categories"),
+    path("spaces/<str:slug>/categories/<slug:name>/", CategoryDetailView.as_view(), name="category-detail"),
     path("chat-imports/<str:pk>/", ChatImportDetailView.as_view(), name="chat-import-detail"),
     path("me/memories/", MyMemoriesView.as_view(), name="my-memories"),
     path("me/export/", MyExportView.as_view(), name="my-export"),

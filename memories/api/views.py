@@ -170,6 +170,7 @@ class MemoryViewSet(FeedbackViews, viewsets.ViewSet):
             text=q.get("text"),
             updated_after=q.get("updated_after"),
             updated_before=q.get("updated_before"),
+            category=q.get("category"),
         )
         queryset = selectors.memory_list(actor=request.user, filters=filters)
         return paginated(self, request, queryset, s.MemoryOutputSerializer,

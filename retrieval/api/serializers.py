@@ -84,6 +84,10 @@ class RecallInputSerializer(JSONInputSerializer):
                                       help_text="Score recency, and read relative dates in the query "
                                                 "(\"last week\", \"in May\"), as of this time "
                                                 "(reproducible runs).")
+    tiered = serializers.BooleanField(
+        required=False, default=False,
+        help_text="For broad questions: also answer with the summaries of the categories the best "
+                  "memories belong to (data.category_summaries), before the items")
     track = serializers.BooleanField(required=False, default=True,
                                      help_text="Keep the recall event (query and reasons) and count "
                                                "the access (default). Every recall is audited either way.")
@@ -153,6 +157,14 @@ class FollowUpSerializer(serializers.Serializer):
     payload = serializers.DictField()
 
 
+class CategorySummarySerializer(serializers.Serializer):
+    space = serializers.CharField()
+    name = serializers.CharField()
+    display_name = serializers.CharField()
+    summary = serializers.CharField()
+    items = serializers.ListField(child=serializers.CharField())
+
+
 class RecallDataSerializer(serializers.Serializer):
     ranked_memory_list = RankedMemorySerializer(many=True)
     suggested_follow_up_actions = FollowUpSerializer(many=True)
@@ -170,6 +182,9 @@ class RecallDataSerializer(serializers.Serializer):
         help_text="Requested spaces whose mode (capture_only, off) skips recall",
     )
     timings_ms = serializers.DictField(child=serializers.FloatField())
+    category_summaries = CategorySummarySerializer(
+        many=True, help_text="With tiered: the categories of the best memories, strongest first, each "
+                             "with its summary and which of the recalled memories belong to it")
 
 
 class UiSummarySerializer(serializers.Serializer):

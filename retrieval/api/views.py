@@ -49,6 +49,7 @@ def recall_request(data: dict[str, Any], *, query_type: str | None = None) -> pi
         ),
         token_budget=data.get("token_budget"),
         as_of=data.get("as_of"),
+        tiered=data.get("tiered", False),
     )
 
 
@@ -89,6 +90,7 @@ def envelope(result: pipeline.RecallResult, *, redaction_report: list | None = N
             "tracked": result.track,
             "silenced_spaces": result.silenced,
             "timings_ms": result.timings_ms,
+            "category_summaries": result.category_summaries,
         },
     }
 

@@ -1,0 +1,220 @@
+"""Categories (seed 002, Phase 5): the topics of a space, the memories in each, and an
+evolving summary of each.
+
+- A project space starts with seed 002's ten categories (authentication, database, api…);
+  any space may add its own (a name, a description and keywords) through the API or the
+  admin.
+- A memory is placed when it is settled (memories.hooks), by keywords: stems of its title,
+  tags and text against each category's keywords (its tags count twice). It goes into its
+  two best categories that it matches with at least one keyword; relevance is
+  min(1, hits / 2).
+- Each category's summary is extractive and deterministic: its strongest memories (placed
+  best, then confident, then important, then recent), one line each, refreshed by the
+  weekly job and when asked. Sealed, since it is memories' text.
+
+Recall's `tiered` option answers broad questions with these summaries first (docs/recall.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db import transaction
+from django.db.models import Count, F
+from django.utils import timezone
+
+from governance import access
+from governance.audit.services import audit_record
+from memories.dedupe import stem, words
+from memories.models import Category, Memory, MemoryCategory
+from memories.normalize import clean_line
+from samsite.core.actor import Actor
+from samsite.core.errors import Conflict, InvalidInput, NotFound
+from samsite.core.models import Space, SpaceKind
+
+# seed 002, Task 5.1: DEFAULT_CATEGORIES.
+DEFAULTS = (
+    ("authentication", "Authentication", "Login, sessions, JWT, OAuth, security",
+     ["auth", "security", "login", "jwt", "oauth", "session", "password", "token"]),
+    ("database", "Database", "Queries, migrations, models, relationships",
+     ["sql", "database", "query", "migration", "model", "postgres", "index", "table"]),
+    ("api", "API", "REST, GraphQL, endpoints, requests, responses",
+     ["api", "rest", "graphql", "endpoint", "http", "request", "response"]),
+    ("testing", "Testing", "Unit tests, integration tests, mocking, fixtures",
+     ["test", "testing", "mock", "fixture", "assertion", "pytest"]),
+    ("frontend", "Frontend", "UI components, styling, state management",
+     ["ui", "component", "style", "css", "state", "react", "blazor"]),
+    ("devops", "DevOps", "Deployment, CI/CD, Docker, infrastructure",
+     ["deploy", "docker", "ci", "cd", "infrastructure", "kubernetes", "pipeline"]),
+    ("architecture", "Architecture", "Design patterns, system design, decisions",
+     ["pattern", "architecture", "design", "structure", "decision"]),
+    ("performance", "Performance", "Optimisation, caching, profiling",
+     ["performance", "optimisation", "optimization", "cache", "speed", "latency", "slow"]),
+    ("debugging", "Debugging", "Error resolution, troubleshooting, fixes",
+     ["bug", "error", "fix", "debug", "issue", "crash", "exception"]),
+    ("standards", "Standards", "Coding standards, conventions, best practices",
+     ["standard", "convention", "practice", "guideline", "lint", "style"]),
+)
+SUMMARY_ITEMS = 8
+PER_MEMORY = 2
+
+
+def ensure_defaults(space: Space) -> None:
+    """Seed 002's categories in a project space (not in personal spaces: a person's topics
+    are their own, and seed 003's fact/preference/style already sort what SAM knows of them)."""
+    if space.kind != SpaceKind.PROJECT:
+        return
+    existing = set(Category.objects.filter(space=space).values_list("name", flat=True))
+    Category.objects.bulk_create([
+        Category(space=space, name=name, display_name=display, description=description, keywords=keywords,
+                 builtin=True)
+        for name, display, description, keywords in DEFAULTS if name not in existing
+    ], ignore_conflicts=True)
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(word) for word in words(text)}
+
+
+def _fit(memory: Memory, categories: list[Category]) -> list[tuple[Category, float]]:
+    body = _stems(f"{memory.title} {memory.summary} {memory.content}")
+    tagged = _stems(" ".join(memory.tags))
+    scored = []
+    for category in categories:
+        keys = {stem(k) for k in category.keywords}
+        hits = len(keys & body) + 2 * len(keys & tagged)
+        if hits:
+            scored.append((category, min(1.0, hits / 2)))
+    scored.sort(key=lambda pair: (-pair[1], pair[0].name))
+    return scored[:PER_MEMORY]
+
+
+def place(memory_ids: Iterable[str]) -> int:
+    """Place (again) the given memories in their space's categories; returns the links made."""
+    memories = list(Memory.objects.filter(pk__in=list(memory_ids), archived=False).select_related("space"))
+    by_space: dict[int, list[Category]] = {}
+    links = []
+    for memory in memories:
+        if memory.space_id not in by_space:
+            ensure_defaults(memory.space)
+            by_space[memory.space_id] = list(Category.objects.filter(space_id=memory.space_id))
+        links += [MemoryCategory(memory=memory, category=category, relevance=relevance)
+                  for category, relevance in _fit(memory, by_space[memory.space_id])]
+    with transaction.atomic():
+        previous = MemoryCategory.objects.filter(memory__in=memories)
+        touched = set(previous.values_list("category_id", flat=True)) | {link.category_id for link in links}
+        previous.delete()
+        MemoryCategory.objects.bulk_create(links)
+        _count(touched)
+    return len(links)
+
+
+def after_write(memory_ids: list[str]) -> None:
+    """memories.hooks: settled memories are placed in their categories."""
+    place(memory_ids)
+
+
+def _count(category_ids: Iterable[int]) -> None:
+    counts = dict(MemoryCategory.objects.filter(category_id__in=list(category_ids), memory__archived=False)
+                  .values_list("category_id").annotate(n=Count("id")))
+    for category in Category.objects.filter(pk__in=list(category_ids)):
+        if category.item_count != counts.get(category.pk, 0):
+            Category.objects.filter(pk=category.pk).update(item_count=counts.get(category.pk, 0))
+
+
+def summarise(category: Category) -> str:
+    """The category's strongest memories, one line each: "- Title: summary"."""
+    links = (MemoryCategory.objects.filter(category=category, memory__archived=False)
+             .select_related("memory", "memory__stats")
+             .order_by(F("relevance").desc(), F("memory__stats__confidence").desc(),
+                       F("memory__importance").desc(), F("memory__updated_at").desc(), "memory_id")
+             [:SUMMARY_ITEMS])
+    lines = []
+    for link in links:
+        memory = link.memory
+        gist = clean_line(memory.summary or memory.content)
+        gist = gist if len(gist) <= 160 else gist[:159].rsplit(" ", 1)[0] + "…"
+        lines.append(f"- {memory.title}: {gist}")
+    return "\n".join(lines)
+
+
+def refresh_summaries(*, space_ids: Iterable[int] | None = None) -> int:
+    """Rewrite the summaries and recount (the weekly job; `space_ids` to limit it). Returns how
+    many summaries changed."""
+    categories = Category.objects.all() if space_ids is None else Category.objects.filter(
+        space_id__in=list(space_ids))
+    changed = 0
+    # Archiving and deleting do not pass through placement: the counts are made right here too.
+    _count(categories.values_list("pk", flat=True))
+    for category in categories.order_by("pk"):
+        text = summarise(category)
+        if text != category.summary:
+            category.summary, category.summary_updated_at = text, timezone.now()
+            category.save(update_fields=["summary", "summary_updated_at"])
+            changed += 1
+    return changed
+
+
+# --- what curators do -------------------------------------------------------------------
+
+def category_list(*, actor: Actor, space_slug: str) -> list[Category]:
+    space = access.access_space(actor, slug=space_slug)
+    ensure_defaults(space)
+    return list(Category.objects.filter(space=space).order_by("name"))
+
+
+def category_create(*, actor: Actor, space_slug: str, name: str, display_name: str, description: str,
+                    keywords: list[str]) -> Category:
+    space = access.access_space(actor, slug=space_slug, action="curate")
+    ensure_defaults(space)
+    if Category.objects.filter(space=space, name=name).exists():
+        raise Conflict(f"Space '{space.slug}' has a category '{name}' already.",
+                       fields={"name": ["Taken in this space."]})
+    category = Category.objects.create(space=space, name=name, display_name=display_name or name,
+                                       description=description, keywords=_keywords(keywords))
+    audit_record("create", actor=actor, space=space, target=space, after={"category": name},
+                 note=f"category {name}")
+    _replace_all(space)
+    return category
+
+
+def category_update(*, actor: Actor, space_slug: str, name: str, changes: dict) -> Category:
+    space = access.access_space(actor, slug=space_slug, action="curate")
+    category = Category.objects.filter(space=space, name=name).first()
+    if category is None:
+        raise NotFound(f"No category '{name}' in space '{space.slug}'.")
+    for field in ("display_name", "description"):
+        if field in changes:
+            setattr(category, field, changes[field])
+    if "keywords" in changes:
+        category.keywords = _keywords(changes["keywords"])
+    category.save()
+    audit_record("edit", actor=actor, space=space, target=space, after={"category": name},
+                 note=f"category {name}")
+    if "keywords" in changes:
+        _replace_all(space)
+    return category
+
+
+def category_delete(*, actor: Actor, space_slug: str, name: str) -> None:
+    space = access.access_space(actor, slug=space_slug, action="curate")
+    deleted, _ = Category.objects.filter(space=space, name=name).delete()
+    if not deleted:
+        raise NotFound(f"No category '{name}' in space '{space.slug}'.")
+    audit_record("delete", actor=actor, space=space, target=space, before={"category": name},
+                 note=f"category {name}")
+
+
+def _keywords(values: list[str]) -> list[str]:
+    cleaned = sorted({clean_line(v).lower() for v in values if clean_line(v)})
+    if not cleaned:
+        raise InvalidInput("A category needs keywords.", fields={"keywords": ["At least one word."]})
+    return cleaned
+
+
+def _replace_all(space: Space) -> None:
+    """New keywords: every memory of the space is placed again (after commit, by a job)."""
+    from samsite.core.jobs import enqueue_on_commit
+
+    enqueue_on_commit("memories.tasks.categories_place", space_id=space.pk,
+                      task_name=f"categories of {space.slug}", group="categories")

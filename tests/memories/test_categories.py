@@ -1,0 +1,122 @@
+"""Categories (seed 002, Phase 5): seed 002's defaults in project spaces, memories placed on
+write by keywords, summaries drawn from their strongest memories, curators' own categories,
+and recall's tiered answer for broad questions."""
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+
+from memories import categories
+from memories.models import MemoryCategory
+from retrieval.tasks import lexeme_stats_refresh
+from tests.factories import SpaceFactory, make_memory
+from tests.personas import member_client
+
+CATEGORIES = "/api/v1/spaces/{}/categories/"
+
+
+@pytest.fixture
+def placed(space, on_commit):
+    cache.clear()
+    with on_commit():
+        made = {
+            "index": make_memory(space, title="Create Postgres indexes concurrently", tags=["postgres"],
+                                 content="A migration that ran CREATE INDEX locked the events table for 9 "
+                                         "minutes; use AddIndexConcurrently on large tables."),
+            "pool": make_memory(space, title="Pool database connections",
+                                content="Run PgBouncer in transaction mode in front of the database."),
+            "jwt": make_memory(space, title="Short-lived access tokens", tags=["auth"],
+                               content="Access tokens live 15 minutes; refresh tokens rotate on login."),
+            "lunch": make_memory(space, title="Team lunch on Fridays",
+                                 content="The team eats together on Fridays at the canal place."),
+        }
+    lexeme_stats_refresh()
+    return made
+
+
+def names_of(memory) -> set[str]:
+    return set(MemoryCategory.objects.filter(memory=memory).values_list("category__name", flat=True))
+
+
+def test_a_project_space_sorts_its_memories_into_seed_002s_categories(api, space, placed):
+    listed = {c["name"]: c for c in api.get(CATEGORIES.format(space.slug)).json()}
+
+    assert {"authentication", "database", "api", "testing", "frontend", "devops", "architecture",
+            "performance", "debugging", "standards"} == set(listed)
+    assert "database" in names_of(placed["index"])
+    assert names_of(placed["pool"]) >= {"database"}
+    assert names_of(placed["jwt"]) >= {"authentication"}
+    assert names_of(placed["lunch"]) == set()
+    assert listed["database"]["item_count"] == 2
+    by_category = api.get("/api/v1/memories/", {"category": "database"}).json()["results"]
+    assert {m["id"] for m in by_category} == {placed["index"].id, placed["pool"].id}
+
+
+def test_a_summary_lists_the_strongest_memories_of_a_category(api, space, placed):
+    changed = categories.refresh_summaries(space_ids=[space.pk])
+    again = categories.refresh_summaries(space_ids=[space.pk])
+    database = next(c for c in api.get(CATEGORIES.format(space.slug)).json() if c["name"] == "database")
+
+    assert changed >= 2
+    assert again == 0
+    assert database["summary"].startswith("- ")
+    assert "Create Postgres indexes concurrently: " in database["summary"]
+    assert "Pool database connections: " in database["summary"]
+    # Sealed at rest, like the memories it quotes.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT summary FROM memories_category WHERE space_id = %s AND name = 'database'",
+                       [space.pk])
+        raw = bytes(cursor.fetchone()[0])
+    assert b"Postgres" not in raw
+    assert len(raw) > 40
+
+
+def test_curators_add_their_own_categories_and_memories_are_placed_again(api, space, placed, on_commit):
+    contributor = member_client(space, "contributor", "cat-contributor")
+    body = {"name": "rituals", "display_name": "Team rituals", "keywords": ["lunch", "standup", "retro"]}
+
+    with on_commit():  # the job that places the space's memories again runs as it commits
+        created = api.post(CATEGORIES.format(space.slug), body, format="json")
+    placed_by_words = names_of(placed["lunch"])
+    again = api.post(CATEGORIES.format(space.slug), body, format="json")
+    refused = contributor.post(CATEGORIES.format(space.slug), {**body, "name": "other"}, format="json")
+    no_words = api.post(CATEGORIES.format(space.slug), {**body, "name": "empty", "keywords": []},
+                        format="json")
+    with on_commit():
+        renamed = api.patch(CATEGORIES.format(space.slug) + "rituals/", {"keywords": ["standup"]},
+                            format="json")
+
+    assert created.status_code == 201
+    assert again.status_code == 409
+    assert refused.status_code == 403
+    assert no_words.status_code == 400
+    assert "rituals" in placed_by_words
+    assert renamed.json()["keywords"] == ["standup"]
+    assert "rituals" not in names_of(placed["lunch"])
+    assert api.delete(CATEGORIES.format(space.slug) + "rituals/").status_code == 204
+    assert api.delete(CATEGORIES.format(space.slug) + "rituals/").status_code == 404
+
+
+def test_a_personal_space_starts_without_seed_002s_categories(api, user, on_commit):
+    mine = SpaceFactory(slug="me-cats", kind="user", members={user: "owner"})
+    with on_commit():
+        make_memory(mine, title="Prefers dark roast", content="Dana drinks dark roast coffee, no sugar.")
+
+    assert api.get(CATEGORIES.format(mine.slug)).json() == []
+
+
+def test_a_tiered_recall_answers_a_broad_question_with_category_summaries_first(api, space, placed):
+    categories.refresh_summaries(space_ids=[space.pk])
+
+    answer = api.post("/api/v1/recall/", {"query": "what do we know about our database?", "tiered": True,
+                                          "track": False, "as_of": "2026-11-22T12:00:00Z"},
+                      format="json").json()["data"]
+    plain = api.post("/api/v1/recall/", {"query": "what do we know about our database?", "track": False,
+                                         "as_of": "2026-11-22T12:00:00Z"}, format="json").json()["data"]
+
+    first = answer["category_summaries"][0]
+    assert (first["space"], first["name"]) == (space.slug, "database")
+    assert "Pool database connections" in first["summary"]
+    assert set(first["items"]) <= {placed["index"].id, placed["pool"].id}
+    assert first["items"]
+    assert plain["category_summaries"] == []
