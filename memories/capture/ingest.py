@@ -9,6 +9,7 @@ conversation does nothing (docs/capture.md).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -24,13 +25,15 @@ from governance.modes import WriteOutcome
 from memories import services
 from memories.capture import SOURCES, chatgpt, claude_code, cursor, exchanges, extract, jsonl, model_extractor
 from memories.capture.conversation import Conversation, ItemError
-from memories.models import ImportedConversation
+from memories.models import ImportedConversation, Memory, MemoryRelation, RelationType
 from samsite.core.actor import Actor
 from samsite.core.errors import Forbidden, InvalidInput, ModeRefusesWrites
 from samsite.core.models import Space
 
 READERS: dict[str, ModuleType] = {m.SOURCE: m for m in (claude_code, chatgpt, cursor, jsonl)}
 MEMORY_TYPES = {"solution": "procedural", "standard": "procedural", "gotcha": "procedural"}
+# How strongly memories from one conversation are linked: enough for recall to follow.
+CONVERSATION_LINK = 0.5
 
 
 @dataclass
@@ -52,6 +55,18 @@ class ChatImportReport:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _link_conversation(memories: list[Memory], *, source: str) -> None:
+    """What one conversation taught is linked (seed 002's co-occurrence in a session): each
+    memory RELATES_TO the next one it gave, so recall can follow from one to the other. The
+    import is audited as a whole; its edges are not audited one by one."""
+    MemoryRelation.objects.bulk_create([
+        MemoryRelation(space_id=first.space_id, source=first, target=second,
+                       relation_type=RelationType.RELATES_TO, strength=CONVERSATION_LINK,
+                       provenance={"by": "chat_import", "source": source})
+        for first, second in itertools.pairwise(memories) if first.pk != second.pk
+    ], ignore_conflicts=True)
 
 
 def check_allowed(*, actor: Actor, space: Space, source: str) -> None:
@@ -210,6 +225,9 @@ def _conversation(actor: Actor, space: Space, conversation: Conversation, report
                     report.memories_reinforced += 1
                 else:
                     created += 1
+            _link_conversation([row.memory for row in result.rows
+                                if row.memory is not None and not row.errors and not row.reinforced],
+                               source=conversation.source)
         report.memories_created += created
         ImportedConversation.objects.update_or_create(
             space=space, source=conversation.source, key=key,

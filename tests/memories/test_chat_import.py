@@ -761,3 +761,20 @@ def test_a_cursor_store_is_uploaded_as_it_is(api, capturing, on_commit, tmp_path
     report = api.get(f"/api/v1/chat-imports/{answer.json()['id']}/").json()["report"]
     assert report["conversations_seen"] == 3
     assert [e["item"] for e in report["errors"]] == ["composerData:c-broken", "composerData:c-future"]
+
+
+def test_what_one_conversation_taught_is_linked_for_recall_to_follow(capturing, tmp_path):
+    from memories.models import MemoryRelation
+
+    history = tmp_path / "history.jsonl"
+    history.write_text(said("c1", "I speak German. I work at Initech.") + said("c2", "I live in Graz."))
+
+    run("jsonl", str(history), "--space", "webshop")
+
+    german = memory("The user speaks German.")
+    initech = memory("The user works at Initech.")
+    graz = memory("The user lives in Graz.")
+    [edge] = MemoryRelation.objects.all()
+    assert (edge.source_id, edge.target_id, edge.relation_type) == (german.pk, initech.pk, "RELATES_TO")
+    assert edge.provenance == {"by": "chat_import", "source": "jsonl"}
+    assert not MemoryRelation.objects.filter(source=graz).exists()
