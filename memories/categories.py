@@ -9,8 +9,9 @@ evolving summary of each.
   two best categories that it matches with at least one keyword; relevance is
   min(1, hits / 2).
 - Each category's summary is extractive and deterministic: its strongest memories (placed
-  best, then confident, then important, then recent), one line each, refreshed by the
-  weekly job and when asked. Sealed, since it is memories' text.
+  best, then confident, then important, then recent), one line each. It is made when read,
+  from the memories that reader may see, so it always follows edits, archiving and deletion
+  and never shows a restricted memory; the same goes for its count.
 
 Recall's `tiered` option answers broad questions with these summaries first (docs/recall.md).
 """
@@ -20,8 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.db import transaction
-from django.db.models import Count, F
-from django.utils import timezone
+from django.db.models import Count, F, QuerySet
 
 from governance import access
 from governance.audit.services import audit_record
@@ -101,11 +101,10 @@ def place(memory_ids: Iterable[str]) -> int:
         links += [MemoryCategory(memory=memory, category=category, relevance=relevance)
                   for category, relevance in _fit(memory, by_space[memory.space_id])]
     with transaction.atomic():
-        previous = MemoryCategory.objects.filter(memory__in=memories)
-        touched = set(previous.values_list("category_id", flat=True)) | {link.category_id for link in links}
-        previous.delete()
-        MemoryCategory.objects.bulk_create(links)
-        _count(touched)
+        MemoryCategory.objects.filter(memory__in=memories).delete()
+        # Two placements of one memory at once (a settle and a re-placement job) write the
+        # same links: the second keeps the first's.
+        MemoryCategory.objects.bulk_create(links, ignore_conflicts=True)
     return len(links)
 
 
@@ -114,18 +113,19 @@ def after_write(memory_ids: list[str]) -> None:
     place(memory_ids)
 
 
-def _count(category_ids: Iterable[int]) -> None:
-    counts = dict(MemoryCategory.objects.filter(category_id__in=list(category_ids), memory__archived=False)
-                  .values_list("category_id").annotate(n=Count("id")))
-    for category in Category.objects.filter(pk__in=list(category_ids)):
-        if category.item_count != counts.get(category.pk, 0):
-            Category.objects.filter(pk=category.pk).update(item_count=counts.get(category.pk, 0))
+def _readable_links(actor: Actor, category_ids: list[int]) -> QuerySet[MemoryCategory]:
+    visible = access.restrict(Memory.objects.filter(archived=False), actor).values("pk")
+    return MemoryCategory.objects.filter(category_id__in=category_ids, memory_id__in=visible)
 
 
-def summarise(category: Category) -> str:
-    """The category's strongest memories, one line each: "- Title: summary"."""
-    links = (MemoryCategory.objects.filter(category=category, memory__archived=False)
-             .select_related("memory", "memory__stats")
+def counts_for(actor: Actor, category_ids: list[int]) -> dict[int, int]:
+    """How many memories of each category `actor` may read."""
+    return dict(_readable_links(actor, category_ids).values_list("category_id").annotate(n=Count("id")))
+
+
+def summary_for(actor: Actor, category: Category) -> str:
+    """The category's strongest memories `actor` may read, one line each: "- Title: summary"."""
+    links = (_readable_links(actor, [category.pk]).select_related("memory", "memory__stats")
              .order_by(F("relevance").desc(), F("memory__stats__confidence").desc(),
                        F("memory__importance").desc(), F("memory__updated_at").desc(), "memory_id")
              [:SUMMARY_ITEMS])
@@ -136,23 +136,6 @@ def summarise(category: Category) -> str:
         gist = gist if len(gist) <= 160 else gist[:159].rsplit(" ", 1)[0] + "…"
         lines.append(f"- {memory.title}: {gist}")
     return "\n".join(lines)
-
-
-def refresh_summaries(*, space_ids: Iterable[int] | None = None) -> int:
-    """Rewrite the summaries and recount (the weekly job; `space_ids` to limit it). Returns how
-    many summaries changed."""
-    categories = Category.objects.all() if space_ids is None else Category.objects.filter(
-        space_id__in=list(space_ids))
-    changed = 0
-    # Archiving and deleting do not pass through placement: the counts are made right here too.
-    _count(categories.values_list("pk", flat=True))
-    for category in categories.order_by("pk"):
-        text = summarise(category)
-        if text != category.summary:
-            category.summary, category.summary_updated_at = text, timezone.now()
-            category.save(update_fields=["summary", "summary_updated_at"])
-            changed += 1
-    return changed
 
 
 # --- what curators do -------------------------------------------------------------------

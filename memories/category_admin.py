@@ -1,14 +1,15 @@
-"""Categories in the admin: curators see each space's topics with their summaries and change
-their descriptions and keywords, through memories.categories (audited; memories placed again)."""
+"""Categories in the admin: curators see each space's topics and change their descriptions
+and keywords, through memories.categories (audited; the space's memories placed again).
+Only curators (and owners) of a category's space may add, change or delete it."""
 
 from __future__ import annotations
 
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.contrib.postgres.forms import SimpleArrayField
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.utils.html import format_html
 
 from governance import access
 from governance.admin import VisibleSpaceFilter
@@ -28,10 +29,10 @@ class CategoryAdminForm(forms.ModelForm):
 @admin.register(Category)
 class CategoryAdmin(admin.ModelAdmin):
     form = CategoryAdminForm
-    list_display = ("display_name", "name", "space", "item_count", "builtin", "summary_updated_at")
+    list_display = ("display_name", "name", "space", "builtin")
     list_filter = (("space", VisibleSpaceFilter), "builtin")
     list_select_related = ("space",)
-    readonly_fields = ("builtin", "item_count", "summary_view", "summary_updated_at")
+    readonly_fields = ("builtin",)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Category]:
         return access.restrict(super().get_queryset(request), request.user)
@@ -45,9 +46,14 @@ class CategoryAdmin(admin.ModelAdmin):
             kwargs["queryset"] = access.spaces_visible(request.user)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
-    @admin.display(description="summary")
-    def summary_view(self, category: Category) -> str:
-        return format_html("<pre style='white-space: pre-wrap'>{}</pre>", category.summary or "—")
+    def _curates(self, request: HttpRequest, obj: Category | None) -> bool:
+        return obj is None or access.can(request.user, "curate", obj.space)
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return super().has_change_permission(request, obj) and self._curates(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return super().has_delete_permission(request, obj) and self._curates(request, obj)
 
     def save_model(self, request: HttpRequest, obj: Category, form: CategoryAdminForm, change: bool) -> None:
         data = form.cleaned_data
@@ -62,9 +68,16 @@ class CategoryAdmin(admin.ModelAdmin):
                     display_name=data["display_name"], description=data["description"],
                     keywords=data["keywords"])
         except DomainError as exc:
-            messages.error(request, exc.message)
-            return
+            raise PermissionDenied(exc.message) from exc
         obj.pk = saved.pk
 
     def delete_model(self, request: HttpRequest, obj: Category) -> None:
-        categories.category_delete(actor=request.user, space_slug=obj.space.slug, name=obj.name)
+        try:
+            categories.category_delete(actor=request.user, space_slug=obj.space.slug, name=obj.name)
+        except DomainError as exc:
+            raise PermissionDenied(exc.message) from exc
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Category]) -> None:
+        # Each through the service: the curate check and the audit, as for one.
+        for category in queryset.select_related("space"):
+            self.delete_model(request, category)

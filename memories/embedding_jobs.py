@@ -125,8 +125,11 @@ def _embed_locked(memory_ids: list[str], *, attempt: int) -> EmbedOutcome:
         texts = [entry.embedding_text(r) for r in batch]
         # Long memories also get a vector per window of their content, in the same call.
         windows = [passages.windows(r["content"]) for r in batch]
+        every = texts + [text for found in windows for text in found]
         try:
-            vectors = provider.embed(texts + [text for found in windows for text in found])
+            # Model calls no larger than a batch, windows included (APIs cap the inputs per call).
+            vectors = [vector for start_at in range(0, len(every), batch_size)
+                       for vector in provider.embed(every[start_at:start_at + batch_size])]
         except EmbeddingError as exc:
             _embedding_failed(batch, attempt=attempt, error=str(exc), outcome=outcome)
             continue

@@ -70,7 +70,8 @@ def relation_create(*, actor: Actor, source_id: str, target_id: str, relation_ty
     if target.pk == source.pk or target.space_id != source.space_id:
         raise InvalidInput("An edge joins two memories of one space.",
                            fields={"target": ["Another memory of the same space."]})
-    provenance = {"by": "curator"} | ({"note": note[:200]} if note else {})
+    # Ids and numbers only, never text (a curator's note stays in the audit record).
+    provenance = {"by": "curator"}
     relation, created = MemoryRelation.objects.update_or_create(
         source=source, target=target, relation_type=relation_type,
         defaults={"space_id": source.space_id, "strength": round(strength, 4), "provenance": provenance,
@@ -78,13 +79,15 @@ def relation_create(*, actor: Actor, source_id: str, target_id: str, relation_ty
     )
     audit_record("edit", actor=actor, space=source.space, target=source,
                  after={"relation": relation_type, "target": target.pk, "strength": relation.strength},
-                 note=f"{relation_type} {target.pk}")
+                 note=(note[:200] if note else f"{relation_type} {target.pk}"))
     return relation, created
 
 
 def relation_delete(*, actor: Actor, relation_id: int) -> None:
     relation = MemoryRelation.objects.select_related("source__space").filter(pk=relation_id).first()
-    visible = visible_ids(actor, [relation.source_id, relation.target_id]) if relation else set()
+    # Archived ends count: an edge to an archived memory can still be removed.
+    ends = [relation.source_id, relation.target_id] if relation else []
+    visible = set(access.restrict(Memory.objects.filter(pk__in=ends), actor).values_list("pk", flat=True))
     if relation is None or len(visible) < 2:
         raise NotFound(f"No relation '{relation_id}'.")
     access.access_object(Memory.objects.select_related("space"), actor, pk=relation.source_id,

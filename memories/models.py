@@ -292,8 +292,9 @@ class MemoryPassage(models.Model):
 
 class Category(models.Model):
     """A space's topic (seed 002, Phase 5): seed 002's defaults in project spaces, and the
-    space's own. Memories are placed in it by its keywords (memories.categories); its
-    summary, drawn from its strongest memories, is sealed like their text."""
+    space's own. Memories are placed in it by its keywords (memories.categories). Its
+    summary and count are made for each reader from what that reader may see, so none is
+    stored: a stored one would show restricted or deleted memories to whoever reads it."""
 
     space = models.ForeignKey(Space, on_delete=models.CASCADE, related_name="categories")
     name = models.SlugField(max_length=40)
@@ -301,9 +302,6 @@ class Category(models.Model):
     description = models.CharField(max_length=300, blank=True, default="")
     keywords = ArrayField(models.CharField(max_length=40), default=list, blank=True)
     builtin = models.BooleanField(default=False)
-    summary = SealedTextField(default="")
-    summary_updated_at = models.DateTimeField(null=True, blank=True)
-    item_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -313,9 +311,6 @@ class Category(models.Model):
 
     def __str__(self) -> str:
         return f"{self.display_name} ({self.space_id})"
-
-    def sealing_space_id(self) -> int:
-        return self.space_id
 
 
 class MemoryCategory(models.Model):

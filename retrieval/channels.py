@@ -33,6 +33,8 @@ SPACE = Space._meta.db_table
 # ts_rank_cd weights for D, C, B, A: content C, tags and summary B, title and phrases A.
 RANK_WEIGHTS = "{0.1, 0.3, 0.6, 1.0}"
 _WORD = re.compile(r"[a-z0-9][a-z0-9+#._/-]*")
+# The advisory lock class of lexeme recounts (the key is the space id).
+LEXEME_LOCK = 7031
 
 
 @dataclass(frozen=True)
@@ -432,6 +434,12 @@ def refresh_lexeme_stats(space_id: int) -> int:
     all in, never an empty table.
     """
     with transaction.atomic(), connection.cursor() as cursor:
+        # One recount of a space at a time: a second waits, then counts what the first did
+        # not see (two at once would each insert the same lexemes).
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LEXEME_LOCK, space_id])
+        # Marked fresh under the lock, inside the transaction: a write from here on marks it
+        # stale again and queues the next recount (retrieval.freshness).
+        cursor.execute("UPDATE retrieval_spacetextstats SET stale = false WHERE space_id = %s", [space_id])
         cursor.execute("DELETE FROM retrieval_lexemestat WHERE space_id = %s", [space_id])
         # ts_stat takes the text of a query; the id is an int, so formatting it is safe.
         inner = f"SELECT search_vector FROM {MEMORY} WHERE space_id = {int(space_id)}"

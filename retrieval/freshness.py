@@ -42,7 +42,6 @@ def after_write(memory_ids: list[str]) -> None:
 
 
 def refresh(space_id: int) -> int:
-    """Recount one space. Marked fresh first, so a write during the count marks it stale
-    again and queues the next recount."""
-    SpaceTextStats.objects.filter(space_id=space_id).update(stale=False)
+    """Recount one space (it is marked fresh inside the recount, under its lock, so a write
+    during the count marks it stale again and queues the next recount)."""
     return refresh_lexeme_stats(space_id)

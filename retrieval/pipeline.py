@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from governance import access, policy
 from memories import graph
+from memories.categories import summary_for as category_summary_for
 
 # Looked up through the module at call time, so a test can swap the provider.
 from memories.embeddings import registry as embeddings
@@ -244,7 +245,7 @@ def recall(*, actor: Actor, request: RecallRequest, use_cache: bool = True) -> R
     elif request.query_type in {"recent", "timeline"} or (request.query_type == "topic" and not query_text):
         result = _listing(scope, request, profile, query_text, now, timer, slugs)
     else:
-        result = _ranked(scope, request, profile, query_text, now, timer, slugs)
+        result = _ranked(scope, request, profile, query_text, now, timer, slugs, actor=actor)
     result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
     result.track, result.silenced, result.looked_at = answer.track, answer.silenced, answer.looked_at
     if cache_key:
@@ -253,7 +254,7 @@ def recall(*, actor: Actor, request: RecallRequest, use_cache: bool = True) -> R
 
 
 def _ranked(scope: Scope, request: RecallRequest, profile: scoring.Profile, query_text: str,
-            now: datetime, timer: _Timer, slugs: list[str]) -> RecallResult:
+            now: datetime, timer: _Timer, slugs: list[str], *, actor: Actor) -> RecallResult:
     scored = candidates_with_signals(scope, request, query_text, now, timer)
     for item in scored:
         item.score = scoring.composite(item.signals, profile.weights)
@@ -263,7 +264,7 @@ def _ranked(scope: Scope, request: RecallRequest, profile: scoring.Profile, quer
     items, trimmed = _budget(top[: request.k], request.token_budget)
     timer.stage("explain", lambda: _explain(items, profile, request.context, query_text))
     follow_ups = _follow_ups(items, request)
-    summaries = (timer.stage("categories", lambda: _category_summaries(passing[:20])) if request.tiered
+    summaries = (timer.stage("categories", lambda: _category_summaries(actor, passing[:20])) if request.tiered
                  else [])
     return RecallResult(query_text, profile, items, follow_ups, not items, timer.timings, slugs,
                         candidates=len(scored), trimmed=trimmed, category_summaries=summaries)
@@ -272,9 +273,10 @@ def _ranked(scope: Scope, request: RecallRequest, profile: scoring.Profile, quer
 TIERED_CATEGORIES = 3
 
 
-def _category_summaries(items: list[RankedItem]) -> list[dict[str, Any]]:
+def _category_summaries(actor: Actor, items: list[RankedItem]) -> list[dict[str, Any]]:
     """The categories of the strongest passing items, by the sum of their scores × how well
-    they fit, with their summaries (memories.categories): the broad answer before the items."""
+    they fit, with their summaries as `actor` may read them (memories.categories): the broad
+    answer before the items."""
     links = MemoryCategory.objects.filter(memory_id__in=[i.id for i in items]).select_related("category")
     score = {item.id: item.score for item in items}
     weight: dict[int, float] = {}
@@ -284,12 +286,12 @@ def _category_summaries(items: list[RankedItem]) -> list[dict[str, Any]]:
         weight[link.category_id] = weight.get(link.category_id, 0.0) + score[link.memory_id] * link.relevance
         members.setdefault(link.category_id, []).append(link.memory_id)
         categories[link.category_id] = link.category
-    ranked = sorted((pk for pk in weight if categories[pk].summary),
-                    key=lambda pk: (-round(weight[pk], 6), categories[pk].name))[:TIERED_CATEGORIES]
+    ranked = sorted(weight, key=lambda pk: (-round(weight[pk], 6), categories[pk].name))[:TIERED_CATEGORIES]
     spaces = [categories[pk].space_id for pk in ranked]
     slugs = dict(Space.objects.filter(pk__in=spaces).values_list("pk", "slug"))
     return [{"space": slugs[categories[pk].space_id], "name": categories[pk].name,
-             "display_name": categories[pk].display_name, "summary": categories[pk].summary,
+             "display_name": categories[pk].display_name,
+             "summary": category_summary_for(actor, categories[pk]),
              "items": sorted(members[pk], key=lambda mid: (-score[mid], mid))} for pk in ranked]
 
 

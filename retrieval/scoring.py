@@ -125,7 +125,8 @@ def composite(signals: Signals, weights: dict[str, float]) -> float:
 
 def is_relevant(signals: Signals, thresholds: Thresholds) -> bool:
     return (
-        signals.time >= 1.0
+        # Said in the time asked about and not unrelated to the question.
+        (signals.time >= 1.0 and signals.semantic >= thresholds.similarity / 2)
         or signals.semantic >= thresholds.similarity
         or signals.lexical >= thresholds.lexical
         or signals.exact >= thresholds.exact_exception

@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+import logging
+
+from django.db import DatabaseError
+
 from memories import maintenance
 from retrieval import freshness, training
 from samsite.core.models import Space
+
+logger = logging.getLogger(__name__)
 
 
 def lexeme_stats_refresh(*, space_ids: list[int] | None = None) -> dict:
     """Recount lexeme frequencies (for the lexical channel's budget), per space."""
     ids = space_ids or list(Space.objects.values_list("id", flat=True))
-    return {str(space_id): freshness.refresh(space_id) for space_id in ids}
+    counted: dict[str, int | str] = {}
+    for space_id in ids:
+        # One space that fails (a deleted space, a lock timeout) does not stop the others.
+        try:
+            counted[str(space_id)] = freshness.refresh(space_id)
+        except DatabaseError as exc:
+            logger.warning("word statistics of space %s not recounted: %s", space_id, type(exc).__name__)
+            counted[str(space_id)] = "failed"
+    return counted
 
 
 def training_run(*, memory_ids: list[str]) -> dict:

@@ -100,7 +100,11 @@ def find(text: str, *, now: datetime) -> TimeFrame | None:
     today = now.astimezone(UTC).date()
     for pattern, read in ((_ANCHORED, _anchored), (_POINT, _point), (_RANGE, _span)):
         for match in pattern.finditer(text):
-            window = read(match, today)
+            try:
+                window = read(match, today)
+            except (OverflowError, ValueError):
+                # Off the calendar ("yesterday" as of year 1, "this year" as of 9999).
+                continue
             if window is not None:
                 return TimeFrame(_at(window[0]), _at(window[1]), match.group(0).strip())
     return None

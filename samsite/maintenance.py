@@ -17,7 +17,7 @@ import logging
 from dataclasses import asdict
 from typing import Any
 
-from memories import categories, maintenance, write_checks
+from memories import maintenance, write_checks
 from prd import tasks as prd_tasks
 from prd.services import session_cards
 from retrieval import training
@@ -58,9 +58,7 @@ def nightly(*, dry_run: bool = False) -> dict[str, Any]:
 def weekly(*, dry_run: bool = False) -> dict[str, Any]:
     stale = session_cards.cards_ttl_check(dry_run=dry_run)
     swept = {} if dry_run else prd_tasks.prd_sweep()
-    summaries = 0 if dry_run else categories.refresh_summaries()
-    return {"period": "weekly", "dry_run": dry_run, "cards_gone_stale": stale, "prd_sweep": swept,
-            "category_summaries": summaries}
+    return {"period": "weekly", "dry_run": dry_run, "cards_gone_stale": stale, "prd_sweep": swept}
 
 
 def monthly(*, dry_run: bool = False) -> dict[str, Any]:

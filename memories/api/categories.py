@@ -23,9 +23,8 @@ class CategoryOutputSerializer(serializers.Serializer):
     description = serializers.CharField()
     keywords = serializers.ListField(child=serializers.CharField())
     builtin = serializers.BooleanField(help_text="One of seed 002's defaults")
-    item_count = serializers.IntegerField(help_text="Active memories placed in it")
-    summary = serializers.CharField(help_text="Its strongest memories, one line each (refreshed weekly)")
-    summary_updated_at = serializers.DateTimeField(allow_null=True)
+    item_count = serializers.IntegerField(help_text="Active memories placed in it that you may read")
+    summary = serializers.CharField(help_text="Its strongest memories you may read, one line each")
 
 
 class CategoryInputSerializer(JSONInputSerializer):
@@ -42,15 +41,20 @@ class CategoryUpdateInputSerializer(JSONInputSerializer):
                                      required=False)
 
 
-def _out(category: Category) -> dict:
-    return CategoryOutputSerializer(category).data
+def _out(category: Category, request: Request) -> dict:
+    count = categories.counts_for(request.user, [category.pk]).get(category.pk, 0)
+    return CategoryOutputSerializer({
+        "name": category.name, "display_name": category.display_name, "description": category.description,
+        "keywords": category.keywords, "builtin": category.builtin, "item_count": count,
+        "summary": categories.summary_for(request.user, category)}).data
 
 
 class SpaceCategoriesView(APIView):
     @extend_schema(responses={200: CategoryOutputSerializer(many=True), **ERRORS},
                    summary="A space's categories, with how many memories each holds and its summary")
     def get(self, request: Request, slug: str) -> Response:
-        return Response([_out(c) for c in categories.category_list(actor=request.user, space_slug=slug)])
+        found = categories.category_list(actor=request.user, space_slug=slug)
+        return Response([_out(category, request) for category in found])
 
     @extend_schema(request=CategoryInputSerializer,
                    responses={201: CategoryOutputSerializer, **ERRORS,
@@ -60,7 +64,7 @@ class SpaceCategoriesView(APIView):
         data = CategoryInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         category = categories.category_create(actor=request.user, space_slug=slug, **data.validated_data)
-        return Response(_out(category), status=status.HTTP_201_CREATED)
+        return Response(_out(category, request), status=status.HTTP_201_CREATED)
 
 
 class CategoryDetailView(APIView):
@@ -71,7 +75,7 @@ class CategoryDetailView(APIView):
         data.is_valid(raise_exception=True)
         category = categories.category_update(actor=request.user, space_slug=slug, name=name,
                                               changes=data.validated_data)
-        return Response(_out(category))
+        return Response(_out(category, request))
 
     @extend_schema(responses={204: None, **ERRORS}, summary="Remove a category (curators)")
     def delete(self, request: Request, slug: str, name: str) -> Response:

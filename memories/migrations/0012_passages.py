@@ -3,6 +3,7 @@
 import django.db.models.deletion
 import pgvector.django.indexes
 import pgvector.django.vector
+from django.conf import settings
 from django.db import migrations, models
 
 
@@ -19,7 +20,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('position', models.PositiveSmallIntegerField()),
-                ('embedding', pgvector.django.vector.VectorField(dimensions=384)),
+                ('embedding', pgvector.django.vector.VectorField(dimensions=settings.SAM_EMBEDDING_DIMS)),
                 ('memory', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='passages', to='memories.memory')),
                 ('space', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='core.space')),
             ],

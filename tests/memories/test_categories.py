@@ -4,9 +4,7 @@ and recall's tiered answer for broad questions."""
 
 import pytest
 from django.core.cache import cache
-from django.db import connection
 
-from memories import categories
 from memories.models import MemoryCategory
 from retrieval.tasks import lexeme_stats_refresh
 from tests.factories import SpaceFactory, make_memory
@@ -52,23 +50,27 @@ def test_a_project_space_sorts_its_memories_into_seed_002s_categories(api, space
     assert {m["id"] for m in by_category} == {placed["index"].id, placed["pool"].id}
 
 
-def test_a_summary_lists_the_strongest_memories_of_a_category(api, space, placed):
-    changed = categories.refresh_summaries(space_ids=[space.pk])
-    again = categories.refresh_summaries(space_ids=[space.pk])
-    database = next(c for c in api.get(CATEGORIES.format(space.slug)).json() if c["name"] == "database")
+def test_a_summary_lists_the_strongest_memories_a_reader_may_see(api, space, placed):
+    viewer = member_client(space, "viewer", "cat-viewer")
+    api.post(f"/api/v1/memories/{placed['pool'].id}/restrict/", {"restricted_to": "curator"}, format="json")
 
-    assert changed >= 2
-    assert again == 0
-    assert database["summary"].startswith("- ")
-    assert "Create Postgres indexes concurrently: " in database["summary"]
-    assert "Pool database connections: " in database["summary"]
-    # Sealed at rest, like the memories it quotes.
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT summary FROM memories_category WHERE space_id = %s AND name = 'database'",
-                       [space.pk])
-        raw = bytes(cursor.fetchone()[0])
-    assert b"Postgres" not in raw
-    assert len(raw) > 40
+    def database(client) -> dict:
+        return next(c for c in client.get(CATEGORIES.format(space.slug)).json() if c["name"] == "database")
+
+    mine, theirs = database(api), database(viewer)
+    api.post(f"/api/v1/memories/{placed['index'].id}/archive/", {"reason": "done"}, format="json")
+    after_archive = database(api)
+
+    assert mine["summary"].startswith("- ")
+    assert "Create Postgres indexes concurrently: " in mine["summary"]
+    assert "Pool database connections: " in mine["summary"]
+    assert mine["item_count"] == 2
+    # A restricted memory is neither quoted nor counted for someone who may not read it.
+    assert "Pool database connections" not in theirs["summary"]
+    assert theirs["item_count"] == 1
+    # Archived: gone from the summary at once, not at the next weekly run.
+    assert "Create Postgres indexes" not in after_archive["summary"]
+    assert after_archive["item_count"] == 1
 
 
 def test_curators_add_their_own_categories_and_memories_are_placed_again(api, space, placed, on_commit):
@@ -106,8 +108,6 @@ def test_a_personal_space_starts_without_seed_002s_categories(api, user, on_comm
 
 
 def test_a_tiered_recall_answers_a_broad_question_with_category_summaries_first(api, space, placed):
-    categories.refresh_summaries(space_ids=[space.pk])
-
     answer = api.post("/api/v1/recall/", {"query": "what do we know about our database?", "tiered": True,
                                           "track": False, "as_of": "2026-11-22T12:00:00Z"},
                       format="json").json()["data"]

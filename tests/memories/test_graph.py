@@ -98,6 +98,10 @@ def test_a_curator_removes_an_edge(api, chain):
     assert api.delete(f"/api/v1/relations/{edge['id']}/").status_code == 204
     assert api.delete(f"/api/v1/relations/{edge['id']}/").status_code == 404
     assert api.get(GRAPH.format(bug.id)).json()["edges"] == []
+    # An edge whose end was archived can still be removed.
+    archived = link(api, fix, bug, "SOLVES").json()
+    api.post(f"/api/v1/memories/{bug.id}/archive/", {"reason": "fixed for good"}, format="json")
+    assert api.delete(f"/api/v1/relations/{archived['id']}/").status_code == 204
 
 
 def test_recall_brings_in_what_is_linked_to_its_best_hit_and_says_why(api, chain):

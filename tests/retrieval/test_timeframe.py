@@ -47,3 +47,13 @@ def test_a_question_names_a_window(question, window, rest):
 ])
 def test_words_that_only_look_like_dates_name_no_window(question):
     assert timeframe.find(question, now=NOW) is None
+
+
+@pytest.mark.parametrize(("question", "now"), [
+    ("what happened yesterday", datetime(1, 1, 1, tzinfo=UTC)),
+    ("anything from last year", datetime(1, 6, 1, tzinfo=UTC)),
+    ("what did I say today", datetime(9999, 12, 31, tzinfo=UTC)),
+    ("plans for this month", datetime(9999, 12, 31, tzinfo=UTC)),
+])
+def test_a_window_off_the_calendar_is_no_window_not_an_error(question, now):
+    assert timeframe.find(question, now=now) is None

@@ -44,4 +44,13 @@ class Command(BaseCommand):
                 "CREATE INDEX memory_embedding_hnsw ON memories_memory "
                 "USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)"
             )
+            # Long memories' windows (memories.passages) are re-embedded with them.
+            cursor.execute("DROP INDEX IF EXISTS passage_embedding_hnsw")
+            cursor.execute("TRUNCATE memories_memorypassage")
+            cursor.execute(
+                f"ALTER TABLE memories_memorypassage ALTER COLUMN embedding TYPE vector({int(dims)})")
+            cursor.execute(
+                "CREATE INDEX passage_embedding_hnsw ON memories_memorypassage "
+                "USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)"
+            )
         self.stdout.write(f"vector column now has {dims} dimensions")
