@@ -137,6 +137,8 @@ def _embed_locked(memory_ids: list[str], *, attempt: int) -> EmbedOutcome:
         window_vectors = iter(vectors[len(batch):])
         # One commit per batch, not per row (the model call is done: nothing slow inside).
         with transaction.atomic():
+            written_ids: list[str] = []
+            new_windows: list[MemoryPassage] = []
             for row, vector, found in zip(batch, vectors[:len(batch)], windows, strict=True):
                 mine = [next(window_vectors) for _ in found]
                 # Only if the memory still holds the text this vector was computed from.
@@ -148,12 +150,15 @@ def _embed_locked(memory_ids: list[str], *, attempt: int) -> EmbedOutcome:
                     embedding_attempts=attempt,
                 )
                 if written:
-                    MemoryPassage.objects.filter(memory_id=row["id"]).delete()
-                    MemoryPassage.objects.bulk_create([
+                    written_ids.append(row["id"])
+                    new_windows += [
                         MemoryPassage(memory_id=row["id"], space_id=row["space_id"], position=position,
                                       embedding=window.tolist())
-                        for position, window in enumerate(mine)])
+                        for position, window in enumerate(mine)]
                 (outcome.embedded if written else outcome.skipped).append(row["id"])
+            # The windows of the memories written, replaced: one delete and one insert a batch.
+            MemoryPassage.objects.filter(memory_id__in=written_ids).delete()
+            MemoryPassage.objects.bulk_create(new_windows)
     if outcome.embedded:
         spaces = Memory.objects.filter(pk__in=outcome.embedded).values_list("space_id", flat=True)
         spaces_changed.send(sender=Space, space_ids=sorted(set(spaces)))

@@ -15,7 +15,6 @@ from django.db import connection
 from django_q.tasks import async_task
 
 from memories.models import Memory
-from retrieval.channels import refresh_lexeme_stats
 from retrieval.models import SpaceTextStats
 
 STATS = SpaceTextStats._meta.db_table
@@ -40,8 +39,3 @@ def after_write(memory_ids: list[str]) -> None:
         async_task("retrieval.tasks.lexeme_stats_refresh", space_ids=flipped,
                    task_name=f"word statistics of {len(flipped)} spaces", group="lexeme_stats")
 
-
-def refresh(space_id: int) -> int:
-    """Recount one space (it is marked fresh inside the recount, under its lock, so a write
-    during the count marks it stale again and queues the next recount)."""
-    return refresh_lexeme_stats(space_id)

@@ -325,11 +325,12 @@ def candidates_with_signals(scope: Scope, request: RecallRequest, query_text: st
         ):
             for memory_id in timer.stage(f"channel_{name}", fetch):
                 candidate_ids.setdefault(memory_id, None)
-        rows = timer.stage("signals", lambda: channels.candidate_rows(
-            list(candidate_ids), vector=vector, tokens=plan.tokens))
-        links = timer.stage("graph", lambda: _graph_links(scope, rows, plan))
+        rows = timer.stage("signals", lambda: _with_lexical(channels.candidate_rows(
+            list(candidate_ids), vector=vector, tokens=plan.tokens), plan))
+        links = timer.stage("graph", lambda: _graph_links(scope, rows))
         linked = [memory_id for memory_id in links if memory_id not in candidate_ids]
-        rows += channels.candidate_rows(linked, vector=vector, tokens=plan.tokens) if linked else []
+        if linked:
+            rows += _with_lexical(channels.candidate_rows(linked, vector=vector, tokens=plan.tokens), plan)
 
     def signals_of_all() -> list[RankedItem]:
         query_words = set(channels.phrase_ngrams(query_text, max_words=1))
@@ -338,8 +339,7 @@ def candidates_with_signals(scope: Scope, request: RecallRequest, query_text: st
             strength, link = links.get(row["id"], (0.0, ""))
             signals = _signals(row, query_text=query_text, task=context.active_task,
                                context_tags=context_tags, query_words=query_words, now=now, frame=frame,
-                               lexical=channels.lexical_signal(row["matched_lexemes"], plan,
-                                                               length=row["lexeme_count"]))
+                               lexical=row["lexical"])
             items.append(RankedItem(row, replace(signals, graph=strength), 0.0, link=link))
         return items
 
@@ -351,8 +351,14 @@ GRAPH_MIN_STRENGTH = 0.3
 GRAPH_CANDIDATES = 30
 
 
-def _graph_links(scope: Scope, rows: list[dict[str, Any]], plan: channels.LexicalPlan
-                 ) -> dict[str, tuple[float, str]]:
+def _with_lexical(rows: list[dict[str, Any]], plan: channels.LexicalPlan) -> list[dict[str, Any]]:
+    """Each row with its lexical signal, computed once (the graph's seeds and scoring read it)."""
+    for row in rows:
+        row["lexical"] = channels.lexical_signal(row["matched_lexemes"], plan, length=row["lexeme_count"])
+    return rows
+
+
+def _graph_links(scope: Scope, rows: list[dict[str, Any]]) -> dict[str, tuple[float, str]]:
     """Memories linked to the strongest candidates, with their graph signal and the link.
 
     The strongest are read off the weight-free part of the score (closeness and keywords),
@@ -360,9 +366,8 @@ def _graph_links(scope: Scope, rows: list[dict[str, Any]], plan: channels.Lexica
     times its seed's strength against the best seed's.
     """
     def strength(row: dict[str, Any]) -> float:
-        lexical = channels.lexical_signal(row["matched_lexemes"], plan, length=row["lexeme_count"])
         closeness = max(float(row["cosine"] or 0.0), float(row["passage_cosine"] or 0.0))
-        return 0.7 * max(0.0, closeness) + 0.3 * lexical
+        return 0.7 * max(0.0, closeness) + 0.3 * row["lexical"]
 
     seeds = sorted(rows, key=lambda row: (-strength(row), row["id"]))[:GRAPH_SEEDS]
     best = strength(seeds[0]) if seeds else 0.0

@@ -7,7 +7,8 @@ import logging
 from django.db import DatabaseError
 
 from memories import maintenance
-from retrieval import freshness, training
+from retrieval import training
+from retrieval.channels import refresh_lexeme_stats
 from samsite.core.models import Space
 
 logger = logging.getLogger(__name__)
@@ -20,7 +21,7 @@ def lexeme_stats_refresh(*, space_ids: list[int] | None = None) -> dict:
     for space_id in ids:
         # One space that fails (a deleted space, a lock timeout) does not stop the others.
         try:
-            counted[str(space_id)] = freshness.refresh(space_id)
+            counted[str(space_id)] = refresh_lexeme_stats(space_id)
         except DatabaseError as exc:
             logger.warning("word statistics of space %s not recounted: %s", space_id, type(exc).__name__)
             counted[str(space_id)] = "failed"

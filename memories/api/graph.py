@@ -66,6 +66,11 @@ class RelationInputSerializer(JSONInputSerializer):
     note = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
 
+def _edge(pk: int, source: str, target: str, relation_type: str, strength: float, provenance: dict) -> dict:
+    return {"id": pk, "source": source, "target": target, "relation_type": relation_type,
+            "inverse": graph.INVERSE[relation_type], "strength": strength, "provenance": provenance}
+
+
 class MemoryGraphView(APIView):
     @extend_schema(parameters=[GraphQuerySerializer], responses={200: GraphOutputSerializer, **ERRORS},
                    summary="The memories linked to one, up to `depth` edges away, and the edges between "
@@ -79,9 +84,8 @@ class MemoryGraphView(APIView):
         return Response({
             "nodes": [{"id": m.pk, "title": m.title, "kind": m.kind, "space": m.space.slug, "depth": depth,
                        "archived": m.archived} for m, depth in nodes],
-            "edges": [{"id": e.id, "source": e.source, "target": e.target, "relation_type": e.relation_type,
-                       "inverse": graph.INVERSE[e.relation_type], "strength": e.strength,
-                       "provenance": e.provenance} for e in edges],
+            "edges": [_edge(e.id, e.source, e.target, e.relation_type, e.strength, e.provenance)
+                      for e in edges],
         })
 
 
@@ -97,9 +101,8 @@ class MemoryRelationsView(APIView):
             actor=request.user, source_id=pk, target_id=data.validated_data["target"],
             relation_type=data.validated_data["relation_type"], strength=data.validated_data["strength"],
             note=data.validated_data["note"])
-        body = {"id": relation.pk, "source": relation.source_id, "target": relation.target_id,
-                "relation_type": relation.relation_type, "inverse": graph.INVERSE[relation.relation_type],
-                "strength": relation.strength, "provenance": relation.provenance}
+        body = _edge(relation.pk, relation.source_id, relation.target_id, relation.relation_type,
+                     relation.strength, relation.provenance)
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 

@@ -417,12 +417,12 @@ _ASKED = (
     (re.compile(r"\blanguages?\b[^?]*\byou\b[^?]*\b(?:speak|comfortable|fluent|understand)\b[^?]*\?", I),
      re.compile(r"^(?:(?i:mostly|mainly|just|only) )?((?i:" + _LANGUAGE + r")(?:(?:, | and |/| & )(?i:"
                 + _LANGUAGE + r"))*)(?=[,.!]|\s+(?:(?i:both|fluently|mostly|natively))\b|$)"),
-     USER_RULES[0].__class__("languages", re.compile(""), "fact", "fact", "normal", 0.85,
-                             "Languages the user speaks", "The user speaks {0}.")),
+     Rule("languages", re.compile(""), "fact", "fact", "normal", 0.85, "Languages the user speaks",
+          "The user speaks {0}.")),
     (re.compile(r"\bwhere (?:do you live|are you based|are you located|are you living)\b[^?]*\?", I),
      re.compile(r"^(?:(?i:in|near|outside) )?" + _PLACE + r"(?=[,.!]|$)"),
-     USER_RULES[0].__class__("location", re.compile(""), "fact", "fact", "high", 0.85,
-                             "Where the user lives", "The user lives in {0}.")),
+     Rule("location", re.compile(""), "fact", "fact", "high", 0.85, "Where the user lives",
+          "The user lives in {0}.")),
 )
 
 
