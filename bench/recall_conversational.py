@@ -45,7 +45,7 @@ from governance import spaces as space_services
 from governance.access import SYSTEM
 from memories import embedding_jobs, services
 from memories.embeddings import registry as embeddings
-from memories.models import EmbeddingStatus, Memory
+from memories.models import EmbeddingStatus, Memory, MemoryEntity
 from retrieval import pipeline, scoring
 from retrieval.tasks import lexeme_stats_refresh
 from samsite.core.models import Space
@@ -57,7 +57,7 @@ HALVES = ("tuning", "heldout")
 K = rq.K  # 10: the pipeline's limit, and the deepest cut scored
 # Part of every space's fingerprint: bump it when the turn -> memory mapping below changes,
 # so a store built the old way is rebuilt.
-MAPPING_VERSION = "1"
+MAPPING_VERSION = "2"  # 2: entities linked as turns settle
 FINGERPRINT_LABEL = "Data fingerprint:"
 
 Runner = Callable[[dict[str, Any]], list[str]]
@@ -114,7 +114,9 @@ def is_current(dialogue: str, turns: list[dict]) -> bool:
         return False
     stored = Memory.objects.filter(space=space)
     ready = stored.filter(embedding_status=EmbeddingStatus.READY).count()
-    return stored.count() == len(turns) == ready
+    # Settled turns are linked to the names they mention (none linked: not settled here).
+    linked = MemoryEntity.objects.filter(memory__space=space).exists()
+    return stored.count() == len(turns) == ready and linked
 
 
 def build_space(dialogue: str, turns: list[dict]) -> dict[str, Any]:

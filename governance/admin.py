@@ -18,6 +18,20 @@ class VisibleSpaceFilter(admin.RelatedFieldListFilter):
                 for space in access.spaces_visible(request.user).order_by("slug")]
 
 
+class CuratorsChange:
+    """A ModelAdmin mixin for rows of one space (`obj.space`): anyone who may see them reads
+    them; only curators (and owners) of that space change or delete them."""
+
+    def _curates(self, request, obj) -> bool:
+        return obj is None or access.can(request.user, "curate", obj.space)
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return super().has_change_permission(request, obj) and self._curates(request, obj)  # type: ignore[misc]
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return super().has_delete_permission(request, obj) and self._curates(request, obj)  # type: ignore[misc]
+
+
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
     list_display = ("name", "user", "role", "prefix", "created_at", "expires_at", "revoked_at",

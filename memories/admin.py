@@ -32,8 +32,8 @@ from governance.admin import (
     save_governance_formset,
 )
 from governance.audit import selectors as audit_selectors
-from memories import curation, entry, selectors, services, transfer
-from memories.models import Memory, MemoryVersion
+from memories import curation, entry, graph, selectors, services, transfer
+from memories.models import Memory, MemoryRelation, MemoryVersion
 from samsite.core.errors import DomainError
 from samsite.core.models import Space
 
@@ -252,9 +252,72 @@ class MemoryVersionInline(admin.TabularInline):
         return False
 
 
+class MemoryRelationInline(admin.TabularInline):
+    """Edges from this memory to others of its space, added and removed by curators through
+    memories.graph (audited). Edges to memories the curator may not read are not shown."""
+
+    model = MemoryRelation
+    fk_name = "source"
+    extra = 0
+    fields = ("relation_type", "target", "strength", "provenance")
+    readonly_fields = ("provenance",)
+    autocomplete_fields = ("target",)
+    verbose_name = "link to another memory"
+    verbose_name_plural = "links to other memories (curators)"
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[MemoryRelation]:
+        visible = access.restrict(Memory.objects.all(), request.user).values("pk")
+        return super().get_queryset(request).filter(target__in=visible).select_related("target")
+
+    def _curates(self, request: HttpRequest, obj: Memory | None) -> bool:
+        return obj is not None and access.can(request.user, "curate", obj.space)
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self._curates(request, obj)
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self._curates(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return self._curates(request, obj)
+
+    def has_view_permission(self, request: HttpRequest, obj=None) -> bool:
+        return obj is not None
+
+
+def save_relations(request: HttpRequest, memory: Memory, formset) -> None:
+    """The inline's rows through memories.graph, so each edge is checked and audited."""
+    deleted = {id(form) for form in formset.deleted_forms}
+
+    # What the admin's change message reads after a formset's own save().
+    formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
+    for form in formset.forms:
+        # The row's stored edge (what the form's hidden id names), before its edits.
+        relation = (getattr(form, "cleaned_data", None) or {}).get("id")
+        try:
+            if id(form) in deleted:
+                if relation is not None:
+                    graph.relation_delete(actor=request.user, relation_id=relation.pk)
+                continue
+            if not form.has_changed():
+                continue
+            data = form.cleaned_data
+            moved = (form.initial.get("target") != data["target"].pk
+                     or form.initial.get("relation_type") != data["relation_type"])
+            # The new edge first: should it be refused, the old one is still there.
+            graph.relation_create(actor=request.user, source_id=memory.pk, target_id=data["target"].pk,
+                                  relation_type=data["relation_type"], strength=data["strength"],
+                                  note="linked in admin")
+            if moved and relation is not None:
+                graph.relation_delete(actor=request.user, relation_id=relation.pk)
+        except DomainError as exc:
+            messages.error(request, exc.message)
+
+
 @admin.register(Memory)
 class MemoryAdmin(admin.ModelAdmin):
     form = MemoryAdminForm
+    inlines = (MemoryRelationInline,)
     change_form_template = "admin/memories/memory/change_form.html"
     list_display = ("title", "space", "memory_type", "kind", "category", "reliability", "confidence",
                     "source", "archived", "embedding_status", "version", "updated_at")
@@ -353,8 +416,10 @@ class MemoryAdmin(admin.ModelAdmin):
         obj._state.adding = False
 
     def save_related(self, request, form, formsets, change) -> None:
-        # Versions are written by the services; the inline is read-only.
-        return None
+        # Versions are written by the services; edges go through the graph's service.
+        for formset in formsets:
+            if formset.model is MemoryRelation:
+                save_relations(request, form.instance, formset)
 
     def delete_model(self, request: HttpRequest, obj: Memory) -> None:
         services.memory_delete(actor=request.user, memory_id=obj.pk)
@@ -494,4 +559,4 @@ class MemoryAdmin(admin.ModelAdmin):
 
 # The review queue and chat imports register their admins in their own modules
 # (autodiscovery imports only this one).
-from memories import category_admin, chat_import_admin, review_admin  # noqa: E402, F401
+from memories import category_admin, chat_import_admin, entity_admin, review_admin  # noqa: E402, F401

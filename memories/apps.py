@@ -11,10 +11,12 @@ class MemoriesConfig(AppConfig):
 
         from governance import access, retention
         from governance.crypto import rotation
-        from memories import categories, hooks, write_checks
+        from memories import categories, entities, hooks, write_checks
         from memories.grants import granted_memory_ids
         from memories.models import (
+            Entity,
             Memory,
+            MemoryEntity,
             MemoryGroupGrant,
             MemoryStats,
             MemoryUserGrant,
@@ -29,17 +31,28 @@ class MemoriesConfig(AppConfig):
         # Key rotation re-seals memories (and re-keys their search tokens) and versions.
         rotation.register_reseal(Memory, rotation.Reseal(after=reindex_resealed))
         rotation.register_reseal(MemoryVersion, rotation.Reseal(select_related=("memory",)))
+        # And entities, whose lookup tokens follow the new key.
+        rotation.register_reseal(Entity, rotation.Reseal(after=entities.rekey))
         # Receipt names of what deleting memories cascades to (the grants keep the names
         # they had when governance held them).
         retention.register_space_data(retention.SpaceData(count_names={
             Memory: "memories", MemoryVersion: "versions", MemoryStats: "memory_stats",
             MemoryUserGrant: "governance.MemoryUserGrant", MemoryGroupGrant: "governance.MemoryGroupGrant",
         }))
+        # An entity's name goes with the last memory that names it, and with the space.
+        retention.register_space_data(retention.SpaceData(
+            with_memories=lambda space, ids, whole: (Entity.objects.filter(space=space).delete()[1] if whole
+                                                     else entities.release(ids)),
+            everything=lambda space: Entity.objects.filter(space=space).delete()[1],
+            count_names={Entity: "entities", MemoryEntity: "entity_links"},
+        ))
 
         # A new memory is compared with its space's once its vector is stored.
         hooks.on_settled(write_checks.after_settled)
         # And placed in its space's categories.
         hooks.on_settled(categories.after_write)
+        # And linked to the people, projects, files and libraries it names.
+        hooks.on_settled(entities.after_write)
 
         # Process set-up, not business logic: each worker sizes its BLAS pool as it starts.
         post_spawn.connect(limit_worker_threads, dispatch_uid="sam_worker_blas_threads")

@@ -7,7 +7,8 @@ evolving summary of each.
 - A memory is placed when it is settled (memories.hooks), by keywords: stems of its title,
   tags and text against each category's keywords (its tags count twice). It goes into its
   two best categories that it matches with at least one keyword; relevance is
-  min(1, hits / 2).
+  min(1, hits / 2). A memory no keyword places goes where its close neighbours are (the
+  categories of its nearest placed memories, by vector), at a lower relevance.
 - Each category's summary is extractive and deterministic: its strongest memories (placed
   best, then confident, then important, then recent), one line each. It is made when read,
   from the memories that reader may see, so it always follows edits, archiving and deletion
@@ -20,8 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, F, QuerySet
+from pgvector.django import CosineDistance
 
 from governance import access
 from governance.audit.services import audit_record
@@ -57,6 +59,10 @@ DEFAULTS = (
 )
 SUMMARY_ITEMS = 8
 PER_MEMORY = 2
+# Placement by neighbours, for memories no keyword places (_by_neighbours).
+NEIGHBOURS = 10
+NEIGHBOUR_COSINE = 0.5
+NEIGHBOUR_VOTES = 0.3
 
 
 def ensure_defaults(space: Space) -> None:
@@ -64,7 +70,8 @@ def ensure_defaults(space: Space) -> None:
     are their own, and seed 003's fact/preference/style already sort what SAM knows of them)."""
     if space.kind != SpaceKind.PROJECT:
         return
-    existing = set(Category.objects.filter(space=space).values_list("name", flat=True))
+    # Dismissed ones count as existing: a built-in a curator removed stays removed.
+    existing = set(Category.everything.filter(space=space).values_list("name", flat=True))
     Category.objects.bulk_create([
         Category(space=space, name=name, display_name=display, description=description, keywords=keywords,
                  builtin=True)
@@ -89,17 +96,48 @@ def _fit(memory: Memory, categories: list[Category]) -> list[tuple[Category, flo
     return scored[:PER_MEMORY]
 
 
+def _by_neighbours(memory: Memory, categories: list[Category]) -> list[tuple[Category, float]]:
+    """A memory no keyword places goes where its close neighbours are: each of its nearest
+    placed memories (cosine at least NEIGHBOUR_COSINE) votes for its categories with
+    cosine × relevance; the best category is taken when its votes reach NEIGHBOUR_VOTES,
+    at a relevance of at most .5 (a keyword match says more)."""
+    if memory.embedding is None or not categories:
+        return []
+    with transaction.atomic():
+        # The space filter is selective in a store of many spaces: let the index scan on
+        # until it has found enough of this space's (as memories.write_checks does).
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
+        near = list(Memory.objects.filter(space_id=memory.space_id, archived=False, embedding__isnull=False)
+                    .exclude(pk=memory.pk).annotate(distance=CosineDistance("embedding", memory.embedding))
+                    .order_by("distance").values_list("pk", "distance")[:NEIGHBOURS])
+    closeness = {pk: 1 - distance for pk, distance in near if 1 - distance >= NEIGHBOUR_COSINE}
+    votes: dict[int, float] = {}
+    for memory_id, category_id, relevance in MemoryCategory.objects.filter(
+            memory_id__in=list(closeness), category__in=categories).values_list(
+            "memory_id", "category_id", "relevance"):
+        votes[category_id] = votes.get(category_id, 0.0) + closeness[memory_id] * relevance
+    if not votes:
+        return []
+    best = min(votes, key=lambda pk: (-round(votes[pk], 6), pk))
+    if votes[best] < NEIGHBOUR_VOTES:
+        return []
+    return [(next(c for c in categories if c.pk == best), round(min(0.5, votes[best]), 4))]
+
+
 def place(memory_ids: Iterable[str]) -> int:
     """Place (again) the given memories in their space's categories; returns the links made."""
-    memories = list(Memory.objects.filter(pk__in=list(memory_ids), archived=False).select_related("space"))
+    memories = list(Memory.objects.with_vectors().filter(pk__in=list(memory_ids), archived=False)
+                    .select_related("space"))
     by_space: dict[int, list[Category]] = {}
     links = []
     for memory in memories:
         if memory.space_id not in by_space:
             ensure_defaults(memory.space)
             by_space[memory.space_id] = list(Category.objects.filter(space_id=memory.space_id))
+        fitting = _fit(memory, by_space[memory.space_id]) or _by_neighbours(memory, by_space[memory.space_id])
         links += [MemoryCategory(memory=memory, category=category, relevance=relevance)
-                  for category, relevance in _fit(memory, by_space[memory.space_id])]
+                  for category, relevance in fitting]
     with transaction.atomic():
         MemoryCategory.objects.filter(memory__in=memories).delete()
         # Two placements of one memory at once (a settle and a re-placement job) write the
@@ -123,8 +161,8 @@ def counts_for(actor: Actor, category_ids: list[int]) -> dict[int, int]:
     return dict(_readable_links(actor, category_ids).values_list("category_id").annotate(n=Count("id")))
 
 
-def summary_for(actor: Actor, category: Category) -> str:
-    """The category's strongest memories `actor` may read, one line each: "- Title: summary"."""
+def summary_lines(actor: Actor, category: Category) -> list[tuple[str, str]]:
+    """The category's strongest memories `actor` may read: (memory id, "- Title: summary")."""
     links = (_readable_links(actor, [category.pk]).select_related("memory", "memory__stats")
              .order_by(F("relevance").desc(), F("memory__stats__confidence").desc(),
                        F("memory__importance").desc(), F("memory__updated_at").desc(), "memory_id")
@@ -134,8 +172,13 @@ def summary_for(actor: Actor, category: Category) -> str:
         memory = link.memory
         gist = clean_line(memory.summary or memory.content)
         gist = gist if len(gist) <= 160 else gist[:159].rsplit(" ", 1)[0] + "…"
-        lines.append(f"- {memory.title}: {gist}")
-    return "\n".join(lines)
+        lines.append((memory.pk, f"- {memory.title}: {gist}"))
+    return lines
+
+
+def summary_for(actor: Actor, category: Category) -> str:
+    """The summary as one text, a line per memory (summary_lines)."""
+    return "\n".join(line for _, line in summary_lines(actor, category))
 
 
 # --- what curators do -------------------------------------------------------------------
@@ -153,8 +196,10 @@ def category_create(*, actor: Actor, space_slug: str, name: str, display_name: s
     if Category.objects.filter(space=space, name=name).exists():
         raise Conflict(f"Space '{space.slug}' has a category '{name}' already.",
                        fields={"name": ["Taken in this space."]})
-    category = Category.objects.create(space=space, name=name, display_name=display_name or name,
-                                       description=description, keywords=_keywords(keywords))
+    # A dismissed built-in of that name comes back as the curator now describes it.
+    category, _ = Category.everything.update_or_create(
+        space=space, name=name, defaults={"display_name": display_name or name, "description": description,
+                                          "keywords": _keywords(keywords), "dismissed": False})
     audit_record("create", actor=actor, space=space, target=space, after={"category": name},
                  note=f"category {name}")
     _replace_all(space)
@@ -181,9 +226,15 @@ def category_update(*, actor: Actor, space_slug: str, name: str, changes: dict) 
 
 def category_delete(*, actor: Actor, space_slug: str, name: str) -> None:
     space = access.access_space(actor, slug=space_slug, action="curate")
-    deleted, _ = Category.objects.filter(space=space, name=name).delete()
-    if not deleted:
+    category = Category.objects.filter(space=space, name=name).first()
+    if category is None:
         raise NotFound(f"No category '{name}' in space '{space.slug}'.")
+    if category.builtin:
+        # Dismissed, not deleted: seed 002's defaults would make it again.
+        MemoryCategory.objects.filter(category=category).delete()
+        Category.everything.filter(pk=category.pk).update(dismissed=True)
+    else:
+        category.delete()
     audit_record("delete", actor=actor, space=space, target=space, before={"category": name},
                  note=f"category {name}")
 

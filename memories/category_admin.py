@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from governance import access
-from governance.admin import VisibleSpaceFilter
+from governance.admin import CuratorsChange, VisibleSpaceFilter
 from memories import categories
 from memories.models import Category
 from samsite.core.errors import DomainError
@@ -27,7 +27,7 @@ class CategoryAdminForm(forms.ModelForm):
 
 
 @admin.register(Category)
-class CategoryAdmin(admin.ModelAdmin):
+class CategoryAdmin(CuratorsChange, admin.ModelAdmin):
     form = CategoryAdminForm
     list_display = ("display_name", "name", "space", "builtin")
     list_filter = (("space", VisibleSpaceFilter), "builtin")
@@ -45,15 +45,6 @@ class CategoryAdmin(admin.ModelAdmin):
         if db_field.name == "space":
             kwargs["queryset"] = access.spaces_visible(request.user)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
-
-    def _curates(self, request: HttpRequest, obj: Category | None) -> bool:
-        return obj is None or access.can(request.user, "curate", obj.space)
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return super().has_change_permission(request, obj) and self._curates(request, obj)
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return super().has_delete_permission(request, obj) and self._curates(request, obj)
 
     def save_model(self, request: HttpRequest, obj: Category, form: CategoryAdminForm, change: bool) -> None:
         data = form.cleaned_data

@@ -9,6 +9,7 @@ Traversal walks edges both ways, naming the reverse direction by the type's inve
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -81,6 +82,23 @@ def relation_create(*, actor: Actor, source_id: str, target_id: str, relation_ty
                  after={"relation": relation_type, "target": target.pk, "strength": relation.strength},
                  note=(note[:200] if note else f"{relation_type} {target.pk}"))
     return relation, created
+
+
+def link_in_order(memory_ids: list[str], *, strength: float, provenance: dict,
+                  relation_type: str = RelationType.RELATES_TO) -> int:
+    """What one conversation, session or PRD execution taught, linked in the order it came
+    (seed 002's co-occurrence): each memory to the next, within one space, once. Made by
+    the services as part of a write they audit, so the edges are not audited one by one.
+    Returns the edges made."""
+    ordered = list(dict.fromkeys(m for m in memory_ids if m))
+    spaces = dict(Memory.objects.filter(pk__in=ordered).values_list("pk", "space_id"))
+    made = MemoryRelation.objects.bulk_create([
+        MemoryRelation(space_id=spaces[first], source_id=first, target_id=second, relation_type=relation_type,
+                       strength=strength, provenance=provenance)
+        for first, second in itertools.pairwise(m for m in ordered if m in spaces)
+        if spaces[first] == spaces[second]
+    ], ignore_conflicts=True)
+    return len(made)
 
 
 def relation_delete(*, actor: Actor, relation_id: int) -> None:

@@ -290,6 +290,11 @@ class MemoryPassage(models.Model):
         return f"passage {self.position} of {self.memory_id}"
 
 
+class ShownCategories(models.Manager):
+    def get_queryset(self) -> models.QuerySet:
+        return super().get_queryset().filter(dismissed=False)
+
+
 class Category(models.Model):
     """A space's topic (seed 002, Phase 5): seed 002's defaults in project spaces, and the
     space's own. Memories are placed in it by its keywords (memories.categories). Its
@@ -302,9 +307,16 @@ class Category(models.Model):
     description = models.CharField(max_length=300, blank=True, default="")
     keywords = ArrayField(models.CharField(max_length=40), default=list, blank=True)
     builtin = models.BooleanField(default=False)
+    # A built-in a curator removed: kept (hidden, empty) so the defaults do not bring it back.
+    dismissed = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    everything = models.Manager()
+    objects = ShownCategories()
+
     class Meta:
+        # Not the first declared: lists, the admin and the API see shown categories only.
+        default_manager_name = "objects"
         ordering = ["space", "name"]
         verbose_name_plural = "categories"
         constraints = [models.UniqueConstraint(fields=["space", "name"], name="category_unique")]
@@ -325,6 +337,61 @@ class MemoryCategory(models.Model):
 
     def __str__(self) -> str:
         return f"{self.memory_id} in {self.category_id}"
+
+
+class EntityKind(models.TextChoices):
+    PERSON = "person", "Person"
+    PROJECT = "project", "Project"
+    FILE = "file", "File"
+    LIBRARY = "library", "Library"
+    # A proper name whose kind no mention has shown yet.
+    NAME = "name", "Name"
+
+
+class Entity(models.Model):
+    """Someone or something memories mention: a person, a project, a file, a library.
+
+    Its name is sealed like the memories that name it; `key` finds it without the text: the
+    keyed token of its normalised name (memories.entity_mentions.normalise) under the data
+    key `key_id`, so the same name in two spaces, or after a rotation, never compares equal
+    in a dump. `aliases` are the names merged into it by curators, sealed too, with their
+    tokens in `alias_keys`.
+    """
+
+    space = models.ForeignKey(Space, on_delete=models.CASCADE, related_name="entities")
+    kind = models.CharField(max_length=10, choices=EntityKind.choices, default=EntityKind.NAME)
+    name = SealedTextField()
+    key = models.CharField(max_length=24)
+    key_id = models.PositiveIntegerField()
+    aliases = SealedJSONField(default=list, blank=True)
+    alias_keys = ArrayField(models.CharField(max_length=24), default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "entities"
+        constraints = [models.UniqueConstraint(fields=["space", "key"], name="entity_unique_key")]
+        indexes = [GinIndex(name="entity_alias_keys", fields=["alias_keys"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.pk}"
+
+    def sealing_space_id(self) -> int:
+        return self.space_id
+
+
+class MemoryEntity(models.Model):
+    """A memory mentions an entity (made when the memory settles, memories.entities)."""
+
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="entity_links")
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="links")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["memory", "entity"], name="memory_entity_unique")]
+        # By entity, with the memory in the index: who mentions it, read from the index alone.
+        indexes = [models.Index(fields=["entity", "memory"], name="memory_entity_by_entity")]
+
+    def __str__(self) -> str:
+        return f"{self.memory_id} mentions {self.entity_id}"
 
 
 class MemoryStats(models.Model):

@@ -21,7 +21,7 @@ from governance.audit.services import audit_record
 from governance.crypto import datakeys, keyed_digest
 from governance.models import RestrictedTag
 from governance.modes import WriteOutcome
-from memories import entry, hooks, reinforce
+from memories import entities, entry, hooks, reinforce
 from memories.embedding_jobs import enqueue_embedding
 from memories.models import EmbeddingStatus, Memory, MemoryStats, MemoryVersion
 from memories.search_index import write_index
@@ -517,11 +517,14 @@ def _set_archived(actor: Actor, memory_id: str, *, archived: bool, reason: str) 
 @transaction.atomic
 def memory_delete(*, actor: Actor, memory_id: str) -> None:
     """Hard delete: the memory, its versions, counters and vector go in one statement."""
+    # The space's entity lock before the memory's row lock (the order linking takes them).
+    entities.lock_spaces(Memory.objects.filter(pk=memory_id).values_list("space_id", flat=True))
     memory = _locked_memory(actor, memory_id, "remove")
     outcome = policy.write_outcome(actor, memory.space)
     announce_change([memory.space_id])
     # The audit keeps that the memory existed and was deleted, not what it said.
     audit_record("delete", actor=actor, space=memory.space, target=memory,
                  before={"version": memory.version, "kind": memory.kind}, digest_text=True)
+    entities.release([memory.pk])
     memory.delete()
     _kept(outcome)

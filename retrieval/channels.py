@@ -289,9 +289,10 @@ def time_candidates(scope: Scope, start: datetime, end: datetime, vector: str, l
     )
 
 
-def within_scope(scope: Scope, ids: list[str]) -> list[str]:
-    """Those of `ids` the scope may return (visible, in its spaces, through its filters)."""
-    if not ids:
+def within_scope(scope: Scope, ids: list[str], *, always: bool = False) -> list[str]:
+    """Those of `ids` the scope may return (visible, in its spaces, through its filters).
+    `always`: query even for no ids (a caller whose query count must not vary)."""
+    if not ids and not always:
         return []
     where, params = scope.where()
     return _ids(f"SELECT m.id FROM {MEMORY} m WHERE {where} AND m.id = ANY(%s) ORDER BY m.id", [*params, ids])

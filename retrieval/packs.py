@@ -4,8 +4,10 @@ Order is lost-in-the-middle aware: models attend best to the start and the end o
 context, so the strongest items go to the head and the tail and the weakest to the middle
 (ranks 1, 3, 5, …, 6, 4, 2). A short critical-facts block comes first. Budgets count real
 tokens (retrieval.tokens) of the whole Markdown, heading and budget line included, which
-never exceeds the budget; whole items are trimmed, weakest first. Nothing in a pack
-depends on the wall clock unless asked: generated_at is the request's as_of, or else the
+never exceeds the budget; whole items are trimmed, weakest first. When the matching memories
+do not all fit, the summaries of their categories come first (an overview, at most 30% of
+the budget), so a tight pack still covers the ground of the items it had to drop. Nothing in
+a pack depends on the wall clock unless asked: generated_at is the request's as_of, or else the
 newest updated_at among the included memories, so the same store and inputs give
 byte-identical packs.
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -30,6 +32,11 @@ UNVALIDATED = frozenset({"failed", "stale"})
 # each take at most this share of the budget, so one noisy source cannot crowd out the rest
 # and the matching memories keep at least 40% of it.
 SECTION_SHARE = 0.15
+# When the matching memories do not all fit, the summaries of their categories come first
+# (seed 003's tiers: summaries, then items): at most this share of the budget, and the first
+# lines (the strongest memories) of each summary.
+OVERVIEW_SHARE = 0.3
+OVERVIEW_LINES = 3
 
 
 @dataclass
@@ -109,7 +116,8 @@ class ContextPack:
 # How much of the frame (title, summary and budget line) the Markdown keeps: a budget too
 # small for the whole frame drops the query from the summary, then the summary itself.
 FRAMES = ("full", "short", "title")
-SECTION_HEADINGS = {"critical": "## Critical facts\n", "items": "## Memories\n",
+SECTION_HEADINGS = {"critical": "## Critical facts\n", "overview": "## Overview by category\n",
+                    "items": "## Memories\n",
                     "questions": "## Open questions\n", "active_tasks": "## Active tasks\n",
                     "recent_decisions": "## Recent decisions\n", "changed_files": "## Changed files\n"}
 SESSION_SECTIONS = ("active_tasks", "recent_decisions", "changed_files")
@@ -127,6 +135,7 @@ class _Selection:
     kept: list[RankedItem]
     questions: list[dict[str, Any]]
     sections: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    overview: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _summary(kept: list[RankedItem], query_text: str, pack_type: str) -> str:
@@ -142,6 +151,19 @@ def _question_markdown(question: dict[str, Any]) -> str:
 
 def _section_markdown(entry: dict[str, Any]) -> str:
     return str(entry["markdown"])
+
+
+def _overview_entry(summary: dict[str, Any], left_out: Set[str]) -> dict[str, Any] | None:
+    """A category summary (RecallResult.category_summaries) without the lines of memories the
+    pack shows whole or leaves out (cards that failed their checks), cut to its strongest
+    lines; None when nothing is left."""
+    lines = [line for line in summary["lines"] if line["id"] not in left_out][:OVERVIEW_LINES]
+    if not lines:
+        return None
+    text = "\n".join(line["line"] for line in lines)
+    return {"space": summary["space"], "name": summary["name"], "display_name": summary["display_name"],
+            "summary": text, "memory_ids": [line["id"] for line in lines], "items": summary["items"],
+            "lines": lines, "markdown": f"**{summary['display_name']}** ({summary['space']})\n{text}\n"}
 
 
 def _generated_at(selection: _Selection, as_of: datetime | None) -> str | None:
@@ -165,6 +187,10 @@ def render_markdown(selection: _Selection, *, pack_type: str, summary: str, gene
     if selection.critical:
         lines.append(SECTION_HEADINGS["critical"])
         lines.extend(_fact_markdown(i) for i in selection.critical)
+        lines.append("")
+    if selection.overview:
+        lines.append(SECTION_HEADINGS["overview"])
+        lines.extend(_section_markdown(e) for e in selection.overview)
         lines.append("")
     for name in ("active_tasks", "recent_decisions"):
         if selection.sections.get(name):
@@ -210,7 +236,8 @@ def _render_counted(selection: _Selection, *, result: RecallResult, pack_type: s
 
 
 def _select(result: RecallResult, critical: list[RankedItem], *, pack_type: str, token_budget: int,
-            as_of: datetime | None, context: PackContext | None = None) -> tuple[_Selection, str, int]:
+            as_of: datetime | None, context: PackContext | None = None,
+            excluded: frozenset[str] = frozenset()) -> tuple[_Selection, str, int]:
     """Choose what fits: returns (selection, markdown, used) with used <= token_budget.
 
     Costs of the parts add up (WordPiece splits on the newlines that join them), so a
@@ -239,9 +266,9 @@ def _select(result: RecallResult, critical: list[RankedItem], *, pack_type: str,
             used += heading + cost
 
     def admit_capped(part: list, entries: list[dict[str, Any]], section: str,
-                     render: Callable[..., str]) -> None:
+                     render: Callable[..., str], share_of_budget: float = SECTION_SHARE) -> None:
         """Entries of a session section, each section within its share of the budget."""
-        share, spent = int(token_budget * SECTION_SHARE), 0
+        share, spent = int(token_budget * share_of_budget), 0
         for entry in entries:
             cost = count_tokens(render(entry))
             if spent + cost > share:
@@ -256,8 +283,17 @@ def _select(result: RecallResult, critical: list[RankedItem], *, pack_type: str,
     def admit_items() -> None:
         # Best first, so trimming starts with the weakest; an item too large for what is
         # left is skipped, and a smaller, weaker one may still fit after it.
-        for item in result.items:
-            admit(selection.kept, item, count_tokens(_item_markdown(len(result.items), item)), "items")
+        costs = [count_tokens(_item_markdown(len(result.items), item)) for item in result.items]
+        tight = used + sum(costs) > token_budget
+        for index, (item, cost) in enumerate(zip(result.items, costs, strict=True)):
+            admit(selection.kept, item, cost, "items")
+            if index == 0 and tight and result.category_summaries:
+                # Too tight for every match: after the best one, the broad picture, in a
+                # bounded share, before the rest.
+                left_out = excluded | {i.id for i in selection.kept + selection.critical}
+                entries = [_overview_entry(c, left_out) for c in result.category_summaries]
+                admit_capped(selection.overview, [e for e in entries if e], "overview", _section_markdown,
+                             OVERVIEW_SHARE)
 
     def admit_conflicts() -> None:
         for question in conflicts:
@@ -279,14 +315,19 @@ def _select(result: RecallResult, critical: list[RankedItem], *, pack_type: str,
             admit_section(name)
         admit_capped(selection.questions, context.open_questions, "questions", _question_markdown)
 
+    if selection.overview:
+        # Items admitted after the overview: their lines go (shorter, so still within budget).
+        left_out = excluded | {i.id for i in selection.kept + selection.critical}
+        entries = [_overview_entry(e, left_out) for e in selection.overview]
+        selection.overview = [e for e in entries if e]
     markdown, used = counted(selection)
     while used > token_budget:
         # The frame's numbers and dates can cost a token more than estimated: drop the
         # least important part left and count again.
         sections = selection.sections
-        droppable: list[list[Any]] = [selection.questions, sections.get("changed_files", []), selection.kept,
-                     sections.get("recent_decisions", []), sections.get("active_tasks", []),
-                     selection.critical]
+        droppable: list[list[Any]] = [
+            selection.questions, sections.get("changed_files", []), selection.overview, selection.kept,
+            sections.get("recent_decisions", []), sections.get("active_tasks", []), selection.critical]
         for part in droppable:
             if part:
                 part.pop()
@@ -333,16 +374,22 @@ def build_pack(result: RecallResult, *, pack_type: str, token_budget: int,
     validation: a card that failed its checks or went stale is left out unless
     `include_unvalidated` (the pack's `validation_report` names it either way).
     """
-    context = (pack_context(actor, list(result.spaces), [i.id for i in result.items], as_of)
+    # The overview's memories too: a card among them that failed its checks stays out.
+    overview_ids = [line["id"] for c in result.category_summaries for line in c["lines"]]
+    context = (pack_context(actor, list(result.spaces), [i.id for i in result.items] + overview_ids, as_of)
                if actor is not None else PackContext())
     allowed, validation_report = _validation(result, context, include_unvalidated)
+    excluded = frozenset() if include_unvalidated else frozenset(
+        memory_id for memory_id, card in context.cards.items() if card["status"] in UNVALIDATED)
     result = replace(result, items=allowed)
+    allowed_ids = {item.id for item in allowed}
     ranked = list(result.items)
     candidates = sorted(
         ranked, key=lambda i: ({"core": 0, "high": 1}.get(i.row["priority"], 2), -i.score, i.id)
     )[:CRITICAL_FACTS]
     selection, markdown, used = _select(result, candidates, pack_type=pack_type,
-                                        token_budget=token_budget, as_of=as_of, context=context)
+                                        token_budget=token_budget, as_of=as_of, context=context,
+                                        excluded=excluded)
     kept, critical = selection.kept, selection.critical
     ordered = lost_in_the_middle_order(kept)
 
@@ -381,6 +428,8 @@ def build_pack(result: RecallResult, *, pack_type: str, token_budget: int,
             {"id": i.id, "title": i.row["title"], "fact": i.row["summary"], "priority": i.row["priority"]}
             for i in critical
         ],
+        "overview": [{**{k: v for k, v in _public(e).items() if k != "lines"},
+                      "items": [i for i in e["items"] if i in allowed_ids]} for e in selection.overview],
         "items": items_json,
         "active_tasks": [_public(e) for e in selection.sections.get("active_tasks", [])],
         "recent_decisions": [_public(e) for e in selection.sections.get("recent_decisions", [])],

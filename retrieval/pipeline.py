@@ -21,8 +21,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from governance import access, policy
-from memories import graph
-from memories.categories import summary_for as category_summary_for
+from memories import entity_hops, graph
+from memories.categories import summary_lines as category_summary_lines
 
 # Looked up through the module at call time, so a test can swap the provider.
 from memories.embeddings import registry as embeddings
@@ -264,7 +264,8 @@ def _ranked(scope: Scope, request: RecallRequest, profile: scoring.Profile, quer
     items, trimmed = _budget(top[: request.k], request.token_budget)
     timer.stage("explain", lambda: _explain(items, profile, request.context, query_text))
     follow_ups = _follow_ups(items, request)
-    summaries = (timer.stage("categories", lambda: _category_summaries(actor, passing[:20])) if request.tiered
+    summaries = (timer.stage("categories", lambda: _category_summaries(actor, scope, passing[:20]))
+                 if request.tiered
                  else [])
     return RecallResult(query_text, profile, items, follow_ups, not items, timer.timings, slugs,
                         candidates=len(scored), trimmed=trimmed, category_summaries=summaries)
@@ -273,10 +274,11 @@ def _ranked(scope: Scope, request: RecallRequest, profile: scoring.Profile, quer
 TIERED_CATEGORIES = 3
 
 
-def _category_summaries(actor: Actor, items: list[RankedItem]) -> list[dict[str, Any]]:
+def _category_summaries(actor: Actor, scope: Scope, items: list[RankedItem]) -> list[dict[str, Any]]:
     """The categories of the strongest passing items, by the sum of their scores × how well
     they fit, with their summaries as `actor` may read them (memories.categories): the broad
-    answer before the items."""
+    answer before the items. A summary keeps only the lines of memories the recall itself
+    could return (its spaces, filters and modes): a summary must not get around a filter."""
     links = MemoryCategory.objects.filter(memory_id__in=[i.id for i in items]).select_related("category")
     score = {item.id: item.score for item in items}
     weight: dict[int, float] = {}
@@ -289,10 +291,20 @@ def _category_summaries(actor: Actor, items: list[RankedItem]) -> list[dict[str,
     ranked = sorted(weight, key=lambda pk: (-round(weight[pk], 6), categories[pk].name))[:TIERED_CATEGORIES]
     spaces = [categories[pk].space_id for pk in ranked]
     slugs = dict(Space.objects.filter(pk__in=spaces).values_list("pk", "slug"))
-    return [{"space": slugs[categories[pk].space_id], "name": categories[pk].name,
-             "display_name": categories[pk].display_name,
-             "summary": category_summary_for(actor, categories[pk]),
-             "items": sorted(members[pk], key=lambda mid: (-score[mid], mid))} for pk in ranked]
+    all_lines = {pk: category_summary_lines(actor, categories[pk]) for pk in ranked}
+    quoted = sorted({memory_id for lines in all_lines.values() for memory_id, _ in lines})
+    returnable = set(channels.within_scope(scope, quoted))
+    summaries: list[dict[str, Any]] = []
+    for pk in ranked:
+        lines = [(memory_id, line) for memory_id, line in all_lines[pk] if memory_id in returnable]
+        summaries.append({
+            "space": slugs[categories[pk].space_id], "name": categories[pk].name,
+            "display_name": categories[pk].display_name, "summary": "\n".join(line for _, line in lines),
+            # Which memory each line stands for (a pack leaves out lines of what it shows whole).
+            "lines": [{"id": memory_id, "line": line} for memory_id, line in lines],
+            "items": sorted(members[pk], key=lambda mid: (-score[mid], mid)),
+        })
+    return summaries
 
 
 def candidates_with_signals(scope: Scope, request: RecallRequest, query_text: str, now: datetime,
@@ -304,6 +316,11 @@ def candidates_with_signals(scope: Scope, request: RecallRequest, query_text: st
     # "What did Andrew do on the Monday before July 24, 2023?": the day goes to the time
     # channel and signal; its words match no memory, so they leave the matched text.
     frame = timeframe.find(context.query or query_text, now=now)
+    if frame is None:
+        # "The week after Amara's birthday party": the party's day is the memory's that tells of it.
+        event = timeframe.find_event(context.query or query_text)
+        if event is not None:
+            frame = timer.stage("event", lambda: _event_frame(scope, event))
     query_text = timeframe.without(query_text, frame) or query_text
     vector = channels.vector_literal(timer.stage("embed", lambda: embed_query(query_text)))
     grams = channels.phrase_ngrams(query_text, context.active_task)
@@ -327,7 +344,7 @@ def candidates_with_signals(scope: Scope, request: RecallRequest, query_text: st
                 candidate_ids.setdefault(memory_id, None)
         rows = timer.stage("signals", lambda: _with_lexical(channels.candidate_rows(
             list(candidate_ids), vector=vector, tokens=plan.tokens), plan))
-        links = timer.stage("graph", lambda: _graph_links(scope, rows))
+        links = timer.stage("graph", lambda: _graph_links(scope, rows, query_text))
         linked = [memory_id for memory_id in links if memory_id not in candidate_ids]
         if linked:
             rows += _with_lexical(channels.candidate_rows(linked, vector=vector, tokens=plan.tokens), plan)
@@ -349,6 +366,40 @@ def candidates_with_signals(scope: Scope, request: RecallRequest, query_text: st
 GRAPH_SEEDS = 5
 GRAPH_MIN_STRENGTH = 0.3
 GRAPH_CANDIDATES = 30
+# Entity hops (memories.entities): a quarter of an edge someone made (.5 cost the project
+# benchmark's development half .011 nDCG, .25 .004, for most of the multi-hop gain; see
+# docs/benchmarks.md); only through names few memories share; so many memories per name.
+ENTITY_HOP_STRENGTH = 0.25
+ENTITY_MAX_MENTIONS = 50
+ENTITY_PER_NAME = 10
+
+
+EVENT_CANDIDATES = 20
+# How well the best memory must match the event's words to anchor the window (closeness and
+# keywords, as the graph's seeds are read): below it, the question names no known event.
+EVENT_MIN_STRENGTH = 0.35
+
+
+def _event_frame(scope: Scope, event: timeframe.EventAnchor) -> timeframe.TimeFrame | None:
+    """The window of an event-anchored question, from the day of the memory that best tells of
+    the event, or None when no memory does."""
+    vector = channels.vector_literal(embed_query(event.event))
+    plan = channels.plan_lexical(scope, channels.query_lexemes(event.event))
+    ids = dict.fromkeys([*channels.vector_candidates(scope, vector, EVENT_CANDIDATES),
+                         *channels.lexical_candidates(scope, plan, EVENT_CANDIDATES)])
+    rows = _with_lexical(channels.candidate_rows(list(ids), vector=vector, tokens=plan.tokens), plan)
+    if not rows:
+        return None
+    best = max(rows, key=lambda row: (round(_strength(row), 6), row["id"]))
+    if _strength(best) < EVENT_MIN_STRENGTH:
+        return None
+    return event.window((best["occurred_at"] or best["created_at"]).date())
+
+
+def _strength(row: dict[str, Any]) -> float:
+    """How strongly a candidate matches, without weights: closeness and keywords."""
+    closeness = max(float(row["cosine"] or 0.0), float(row["passage_cosine"] or 0.0))
+    return 0.7 * max(0.0, closeness) + 0.3 * row["lexical"]
 
 
 def _with_lexical(rows: list[dict[str, Any]], plan: channels.LexicalPlan) -> list[dict[str, Any]]:
@@ -358,34 +409,38 @@ def _with_lexical(rows: list[dict[str, Any]], plan: channels.LexicalPlan) -> lis
     return rows
 
 
-def _graph_links(scope: Scope, rows: list[dict[str, Any]]) -> dict[str, tuple[float, str]]:
-    """Memories linked to the strongest candidates, with their graph signal and the link.
+def _graph_links(scope: Scope, rows: list[dict[str, Any]], query_text: str) -> dict[str, tuple[float, str]]:
+    """Memories linked to the strongest candidates, by an edge or a name they share, with
+    their graph signal and the link.
 
     The strongest are read off the weight-free part of the score (closeness and keywords),
     so the graph does not depend on the profile. A neighbour's signal is the edge's strength
-    times its seed's strength against the best seed's.
+    (ENTITY_HOP_STRENGTH for a shared name) times its seed's strength against the best seed's.
     """
-    def strength(row: dict[str, Any]) -> float:
-        closeness = max(float(row["cosine"] or 0.0), float(row["passage_cosine"] or 0.0))
-        return 0.7 * max(0.0, closeness) + 0.3 * row["lexical"]
-
-    seeds = sorted(rows, key=lambda row: (-strength(row), row["id"]))[:GRAPH_SEEDS]
-    best = strength(seeds[0]) if seeds else 0.0
-    seeds = [row for row in seeds if best and strength(row) >= best / 2]
+    seeds = sorted(rows, key=lambda row: (-_strength(row), row["id"]))[:GRAPH_SEEDS]
+    best = _strength(seeds[0]) if seeds else 0.0
+    seeds = [row for row in seeds if best and _strength(row) >= best / 2]
     if not seeds:
         return {}
     by_id = {row["id"]: row for row in seeds}
-    found = graph.neighbours(list(by_id), min_strength=GRAPH_MIN_STRENGTH, limit=GRAPH_CANDIDATES)
-    visible = set(channels.within_scope(scope, sorted({n.memory_id for n in found} - set(by_id))))
+    found = [(n.memory_id, n.origin, n.strength, f"by {n.relation}") for n in
+             graph.neighbours(list(by_id), min_strength=GRAPH_MIN_STRENGTH, limit=GRAPH_CANDIDATES)]
+    hops = entity_hops.hops(list(by_id), space_ids={row["space_id"] for row in seeds}, question=query_text,
+                            max_mentions=ENTITY_MAX_MENTIONS, per_entity=ENTITY_PER_NAME)
+    found += [(hop.memory_id, hop.via, ENTITY_HOP_STRENGTH, f"through {hop.name}") for hop in hops]
+    # The seeds are candidates, within scope already. (Asked even for none, so a recall's
+    # queries do not depend on what the graph finds.)
+    visible = set(by_id) | set(channels.within_scope(scope, sorted({m for m, *_ in found} - set(by_id)),
+                                                     always=True))
     links: dict[str, tuple[float, str]] = {}
-    for neighbour in found:
-        if neighbour.memory_id not in visible:
+    for memory_id, origin, edge_strength, how in found:
+        if memory_id not in visible:
             continue
-        seed = by_id[neighbour.origin]
-        signal = round(neighbour.strength * strength(seed) / best, 6)
-        if signal > links.get(neighbour.memory_id, (0.0, ""))[0]:
+        seed = by_id[origin]
+        signal = round(edge_strength * _strength(seed) / best, 6)
+        if signal > links.get(memory_id, (0.0, ""))[0]:
             title = seed["title"] if len(seed["title"]) <= 60 else seed["title"][:59] + "…"
-            links[neighbour.memory_id] = (signal, f"linked to “{title}” by {neighbour.relation}")
+            links[memory_id] = (signal, f"linked to “{title}” {how}")
     return links
 
 

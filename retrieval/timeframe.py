@@ -14,7 +14,10 @@ Handled (English, case-insensitive; relative to the request's `as_of`, else now)
 - a month: `May 2023`, `in May`, `last month`, `this month`, `early May 2023` (days 1-10);
 - a season or a year: `the summer of 2023`, `in 2023`, `early 2024` (January-April), `last year`;
 - anchored: `the Monday before July 24, 2023`, `the week after 8 December 2023`, `the day
-  before …`, `3 days after …`.
+  before …`, `3 days after …`;
+- anchored to an event: `the week after Amara's birthday party`, `the day before Nate's trip
+  to Ljubljana` (`find_event`): recall finds the memory that tells of the event and reads
+  the window from its day.
 
 A date without a year is the latest such date not after `as_of`. Written by hand because
 the libraries that find dates in free text read "may" and "march" as months, and none
@@ -72,6 +75,11 @@ _ANCHORED = re.compile(
     r"\b(?:the |on the )?(?P<what>" + _g(_WEEKDAY, "aw") + r"|day|week|weekend|month|"
     + _g(_NUMBER, "an") + r" (?P<au>day|week)s?) (?P<dir>before|after|following|prior to) (?P<anchor>"
     + _DATE + r")", re.IGNORECASE)
+# "the week after Amara's birthday party": anchored to an event a memory tells of, not a date.
+_EVENT = re.compile(
+    r"\b(?:in |during |on )?(?:the )?(?P<what>" + _g(_WEEKDAY, "aw") + r"|day|week|weekend|month|"
+    + _g(_NUMBER, "an") + r" (?P<au>day|week)s?) (?P<dir>before|after|following|prior to) "
+    r"(?P<event>[^?.!,;:\n]{3,80}?)\s*(?=[?.!,;:\n]|$)", re.IGNORECASE)
 _POINT = re.compile(r"\b(?:on |in |at |from |since |around )?(?:the )?(?:" + _DATE + r")\b", re.IGNORECASE)
 _RANGE = re.compile(r"\b(?:in |during |over |from |since )?(?:" + _SPAN + r")\b", re.IGNORECASE)
 
@@ -107,6 +115,38 @@ def find(text: str, *, now: datetime) -> TimeFrame | None:
                 continue
             if window is not None:
                 return TimeFrame(_at(window[0]), _at(window[1]), match.group(0).strip())
+    return None
+
+
+@dataclass(frozen=True)
+class EventAnchor:
+    """A window named relative to an event ("the week after <event>"): recall finds the
+    memory that tells of the event and reads the window from its day (`window`)."""
+
+    event: str
+    phrase: str
+    before: bool
+    what: str
+    weekday: str | None
+    number: str | None
+    unit: str | None
+
+    def window(self, day: date) -> TimeFrame:
+        start, end = _relative_to(day, before=self.before, what=self.what, weekday=self.weekday,
+                                  number=self.number, unit=self.unit)
+        return TimeFrame(_at(start), _at(end), self.phrase)
+
+
+def find_event(text: str) -> EventAnchor | None:
+    """The first window `text` names relative to an event rather than a date, or None."""
+    for match in _EVENT.finditer(text):
+        event = match.group("event").strip()
+        if len(re.findall(r"\w+", event)) < 2 or _POINT.fullmatch(event) or _RANGE.fullmatch(event):
+            continue
+        return EventAnchor(event=event, phrase=match.group(0).strip(),
+                           before=match.group("dir").lower() in ("before", "prior to"),
+                           what=match.group("what").lower(), weekday=match.group("aw"),
+                           number=match.group("an"), unit=match.group("au"))
     return None
 
 
@@ -175,21 +215,27 @@ def _anchored(match: re.Match[str], today: date) -> tuple[date, date] | None:
     anchor = _day_of(match, today)
     if anchor is None:
         return None
-    before = match.group("dir").lower() in ("before", "prior to")
-    what = match.group("what").lower()
-    if match.group("aw"):
-        weekday = WEEKDAYS[match.group("aw").lower()]
+    return _relative_to(anchor, before=match.group("dir").lower() in ("before", "prior to"),
+                        what=match.group("what").lower(), weekday=match.group("aw"), number=match.group("an"),
+                        unit=match.group("au"))
+
+
+def _relative_to(anchor: date, *, before: bool, what: str, weekday: str | None, number: str | None,
+                 unit: str | None) -> tuple[date, date]:
+    """The window "the <what> before/after" a day names."""
+    if weekday:
+        index = WEEKDAYS[weekday.lower()]
         if before:
-            day = anchor - timedelta(days=(anchor.weekday() - weekday) % 7 or 7)
+            day = anchor - timedelta(days=(anchor.weekday() - index) % 7 or 7)
         else:
-            day = anchor + timedelta(days=(weekday - anchor.weekday()) % 7 or 7)
+            day = anchor + timedelta(days=(index - anchor.weekday()) % 7 or 7)
         return day, day + timedelta(days=1)
-    if match.group("an"):
-        length = _number(match.group("an")) * UNITS[match.group("au").lower()]
+    if number:
+        length = _number(number) * UNITS[(unit or "day").lower()]
     else:
         length = {"day": 1, "week": 7, "weekend": 7, "month": 30}[what]
     # "the day before", "3 days after": one day; "the week before", "2 weeks after": the span.
-    if what == "day" or (match.group("au") or "").lower() == "day":
+    if what == "day" or (unit or "").lower() == "day":
         day = anchor - timedelta(days=length) if before else anchor + timedelta(days=length)
         return day, day + timedelta(days=1)
     return (anchor - timedelta(days=length), anchor) if before else (anchor + timedelta(days=1),

@@ -4,8 +4,9 @@ django-q2 schedules (`sam_schedules`) and `manage.py sam_maintenance`.
 
 - nightly: the decay pass, the write checks (near duplicates, supersession) the embedding
   job left unfinished, duplicate consolidation (exact duplicates merged, near duplicates
-  queued for review), archive suggestions, pruning in spaces that opt in, and the training
-  examples of memories changed since their last run (failures queued for review);
+  queued for review), archive suggestions, pruning in spaces that opt in, the training
+  examples of memories changed since their last run (failures queued for review), and
+  entities no memory names any more;
 - weekly: memory cards whose last check is older than their TTL recorded as stale, and PRD
   summaries and formation left behind;
 - monthly: statistics refreshed for the planner and recall, and the lifecycle statistics.
@@ -17,7 +18,7 @@ import logging
 from dataclasses import asdict
 from typing import Any
 
-from memories import maintenance, write_checks
+from memories import entities, maintenance, write_checks
 from prd import tasks as prd_tasks
 from prd.services import session_cards
 from retrieval import training
@@ -37,6 +38,10 @@ def nightly(*, dry_run: bool = False) -> dict[str, Any]:
     suggested = maintenance.archive_suggestions(dry_run=dry_run)
     pruned = maintenance.prune(dry_run=dry_run)
     tested = [] if dry_run else training.run_due()
+    # Memories changed today linked again (a settle whose linking failed), and names no
+    # memory mentions any more (a path that deleted memories without releasing them).
+    relinked = 0 if dry_run else entities.catch_up()
+    orphaned = 0 if dry_run else entities.drop_orphans_everywhere()
     failing = {run.memory_id: run.pass_rate for run in tested if run.passed < run.examples}
     maintenance.queue_training_failures(failing)
     return {
@@ -49,6 +54,8 @@ def nightly(*, dry_run: bool = False) -> dict[str, Any]:
         "archive_suggestions": len(suggested),
         "pruned": len(pruned.pruned),
         "training_runs": len(tested),
+        "entity_links_made": relinked,
+        "entities_dropped": orphaned,
         "training_failures": sorted(failing),
         "pruned_memories": pruned.pruned,
         "prune_skipped_spaces": pruned.skipped_spaces,

@@ -44,7 +44,7 @@ CURATOR_APPS = ("core", "memories", "governance", "audit", "prd", "retrieval")
 NO_ADD_PAGE = frozenset({
     "audit.AuditEvent", "governance.ApiToken", "governance.DataKey", "prd.PRDExecution",
     "prd.PRDEvent", "prd.PRDDecision", "prd.ThinkingChain", "prd.FormedMemory", "prd.AgentSession",
-    "prd.SessionEvent", "prd.MemoryCard", "memories.ReviewItem", "memories.ChatImport",
+    "prd.SessionEvent", "prd.MemoryCard", "memories.ReviewItem", "memories.ChatImport", "memories.Entity",
     "retrieval.TrainingRun",
     "django_q.Success", "django_q.Failure", "django_q.OrmQ",
 })

@@ -4,6 +4,7 @@ from rest_framework.routers import SimpleRouter
 from memories.api import lifecycle, views
 from memories.api.categories import CategoryDetailView, SpaceCategoriesView
 from memories.api.chat_imports import ChatImportDetailView, SpaceChatImportView
+from memories.api.entities import EntityDetailView, EntityMergeView, SpaceEntitiesView
 from memories.api.graph import MemoryGraphView, MemoryRelationsView, RelationDetailView
 from memories.api.me import MyExportView, MyMemoriesView
 from memories.api.restrict import MemoryRestrictView
@@ -23,6 +24,9 @@ urlpatterns = [
     path("spaces/<str:slug>/chat-imports/", SpaceChatImportView.as_view(), name="space-chat-imports"),
     path("spaces/<str:slug>/categories/", SpaceCategoriesView.as_view(), name="space-categories"),
     path("spaces/<str:slug>/categories/<slug:name>/", CategoryDetailView.as_view(), name="category-detail"),
+    path("spaces/<str:slug>/entities/", SpaceEntitiesView.as_view(), name="space-entities"),
+    path("entities/<int:pk>/", EntityDetailView.as_view(), name="entity-detail"),
+    path("entities/<int:pk>/merge/", EntityMergeView.as_view(), name="entity-merge"),
     path("chat-imports/<str:pk>/", ChatImportDetailView.as_view(), name="chat-import-detail"),
     path("me/memories/", MyMemoriesView.as_view(), name="my-memories"),
     path("me/export/", MyExportView.as_view(), name="my-export"),

@@ -9,7 +9,6 @@ conversation does nothing (docs/capture.md).
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -22,10 +21,10 @@ from governance import access, policy, privacy
 from governance.audit.services import audit_record
 from governance.crypto import keyed_digest
 from governance.modes import WriteOutcome
-from memories import services
+from memories import graph, services
 from memories.capture import SOURCES, chatgpt, claude_code, cursor, exchanges, extract, jsonl, model_extractor
 from memories.capture.conversation import Conversation, ItemError
-from memories.models import ImportedConversation, Memory, MemoryRelation, RelationType
+from memories.models import ImportedConversation, Memory
 from samsite.core.actor import Actor
 from samsite.core.errors import Forbidden, InvalidInput, ModeRefusesWrites
 from samsite.core.models import Space
@@ -61,12 +60,8 @@ def _link_conversation(memories: list[Memory], *, source: str) -> None:
     """What one conversation taught is linked (seed 002's co-occurrence in a session): each
     memory RELATES_TO the next one it gave, so recall can follow from one to the other. The
     import is audited as a whole; its edges are not audited one by one."""
-    MemoryRelation.objects.bulk_create([
-        MemoryRelation(space_id=first.space_id, source=first, target=second,
-                       relation_type=RelationType.RELATES_TO, strength=CONVERSATION_LINK,
-                       provenance={"by": "chat_import", "source": source})
-        for first, second in itertools.pairwise(memories) if first.pk != second.pk
-    ], ignore_conflicts=True)
+    graph.link_in_order([m.pk for m in memories], strength=CONVERSATION_LINK,
+                        provenance={"by": "chat_import", "source": source})
 
 
 def check_allowed(*, actor: Actor, space: Space, source: str) -> None:

@@ -14,6 +14,7 @@ from django.db.models.functions import Greatest
 from governance import policy
 from governance.access import SYSTEM
 from governance.modes import Mode, WriteOutcome
+from memories import graph
 from memories import services as memory_services
 
 # Looked up through the module at call time, so a test can swap the provider.
@@ -74,11 +75,19 @@ def formation_gate(space) -> Gate:
     return Gate.SKIP if space.mode == Mode.OFF else Gate.DEFER
 
 
+# What one execution, chain or session formed is linked in order (RELATES_TO, this strong),
+# as a conversation's memories are (memories.graph.link_in_order).
+FORMED_TOGETHER = 0.5
+
+
 class LinkStore(Protocol):
     """Where formation records what each planned memory became (FormedMemory rows for PRD
-    work; memory cards for sessions): keys already linked, and new links."""
+    work; memory cards for sessions): keys already linked, new links, and the newest memory
+    formed before in the same execution, chain or session."""
 
     def existing(self, keys: list[str]) -> set[str]: ...
+
+    def newest_memory(self, plan: formation.Planned) -> str | None: ...
 
     def write(self, links: list[tuple[formation.Planned, str | None, str]]) -> list[Any]:
         """Write a link per (plan, memory id or None, error) and return the rows."""
@@ -88,6 +97,15 @@ class LinkStore(Protocol):
 class FormedLinks:
     def existing(self, keys: list[str]) -> set[str]:
         return set(FormedMemory.objects.filter(key__in=keys).values_list("key", flat=True))
+
+    def newest_memory(self, plan: formation.Planned) -> str | None:
+        if plan.execution_id:
+            same = FormedMemory.objects.filter(execution_id=plan.execution_id)
+        elif plan.chain_id:
+            same = FormedMemory.objects.filter(chain_id=plan.chain_id)
+        else:
+            return None
+        return same.exclude(memory=None).order_by("-id").values_list("memory_id", flat=True).first()
 
     def write(self, links: list[tuple[formation.Planned, str | None, str]]) -> list[Any]:
         return FormedMemory.objects.bulk_create(
@@ -121,6 +139,7 @@ def form(planned: list[formation.Planned], *, gate: Gate = Gate.FORM,
     if gate is Gate.SKIP:
         outcome.formed = links.write([(plan, None, NOT_CAPTURED) for plan in todo])
         return outcome
+    previous = links.newest_memory(todo[0])
     result = memory_services.memory_bulk_create(actor=SYSTEM, items=[p.item for p in todo], atomic=False)
     created = {m.id for m in result.created}
     written: list[tuple[formation.Planned, str | None, str]] = []
@@ -139,6 +158,8 @@ def form(planned: list[formation.Planned], *, gate: Gate = Gate.FORM,
             logger.warning("formation %s did not form a memory: %s", plan.key, error)
             written.append((plan, None, error))
     outcome.formed = links.write(written)
+    graph.link_in_order([previous or "", *(memory_id or "" for _, memory_id, _ in written)],
+                        strength=FORMED_TOGETHER, provenance={"by": "formation"})
     return outcome
 
 

@@ -98,6 +98,12 @@ class CardLinks:
     def existing(self, keys: list[str]) -> set[str]:
         return set(MemoryCard.objects.filter(key__in=keys).values_list("key", flat=True))
 
+    def newest_memory(self, plan: formation.Planned) -> str | None:
+        if self.session_id is None:
+            return None
+        return (MemoryCard.objects.filter(session_id=self.session_id).exclude(memory=None).order_by("-id")
+                .values_list("memory_id", flat=True).first())
+
     def write(self, links: list[tuple[formation.Planned, str | None, str]]) -> list[Any]:
         rows = []
         now = timezone.now()

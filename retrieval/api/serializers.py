@@ -206,6 +206,10 @@ class ContextPackInputSerializer(RecallInputSerializer):
     pack_type = serializers.ChoiceField(choices=["boot", "task"], default="task")
     k = serializers.IntegerField(required=False, min_value=1, max_value=50, default=12)
     token_budget = serializers.IntegerField(required=False, min_value=50, max_value=200000, default=1500)
+    tiered = serializers.BooleanField(
+        required=False, default=True,
+        help_text="When the matching memories do not all fit the budget, begin with the summaries of "
+                  "their categories (json.overview, at most 30% of the budget); false: items only")
     include_unvalidated = serializers.BooleanField(
         required=False, default=False,
         help_text="Also include memory cards whose checks failed or that went stale (left out by default; "

@@ -167,6 +167,7 @@ SPECTACULAR_SETTINGS = {
         "PriorityEnum": "memories.models.Priority",
         "EmbeddingStatusEnum": "memories.models.EmbeddingStatus",
         "SpaceKindEnum": "samsite.core.models.SpaceKind",
+        "EntityKindEnum": "memories.models.EntityKind",
         "MemoryKindEnum": "memories.api.serializers.MEMORY_KINDS",
         "SourceTypeEnum": "memories.models.SourceType",
         "DecayTypeEnum": "memories.models.DecayType",

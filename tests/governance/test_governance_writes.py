@@ -136,7 +136,7 @@ def test_the_admin_log_of_a_memory_edit_does_not_hold_its_title(space, client):
                  "context_window": '{"applies_to": [], "excludes": []}',
                  "decay_policy": '{"type": "exponential", "half_life_days": 90, "min_confidence": 0.4}',
                  "training_examples": "[]", "superseded_by": "", "occurred_at_0": "", "occurred_at_1": "",
-                 "source_uri": ""})
+                 "source_uri": "", "relations_out-TOTAL_FORMS": "0", "relations_out-INITIAL_FORMS": "0"})
     data.pop("space", None)
 
     response = client.post(url, data)

@@ -72,6 +72,7 @@ def _form_data(memory: Memory, **overrides) -> dict:
         "metadata": "{}", "training_examples": "[]", "confidence_score": "0.8",
         "base_version": memory.version, "reason": "",
         "versions-TOTAL_FORMS": "0", "versions-INITIAL_FORMS": "0",
+        "relations_out-TOTAL_FORMS": "0", "relations_out-INITIAL_FORMS": "0",
     }
     data.update(overrides)
     return data
@@ -200,3 +201,65 @@ def test_a_curator_reads_chat_import_reports_of_their_spaces_only(curator_client
     assert "&quot;memories_created&quot;: 5" in detail.content.decode()
     assert curator_client.get(reverse("admin:memories_chatimport_change", args=[other.pk])).status_code == 302
     assert curator_client.get(reverse("admin:memories_chatimport_add")).status_code == 403
+
+
+def test_a_curator_links_memories_in_the_admin_through_the_graph(admin_client, space):
+    from governance.audit.models import AuditEvent
+    from memories.models import MemoryRelation
+
+    bug = make_memory(space, title="Checkout times out", content="Checkout times out under load.")
+    fix = make_memory(space, title="Raise the pool", content="Raise the pool size to 50.")
+    url = reverse("admin:memories_memory_change", args=[fix.id])
+    link = {"relations_out-TOTAL_FORMS": "1", "relations_out-INITIAL_FORMS": "0",
+            "relations_out-0-relation_type": "SOLVES", "relations_out-0-target": bug.id,
+            "relations_out-0-strength": "0.8"}
+
+    response = admin_client.post(url, {**_form_data(fix), **link})
+
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    edge = MemoryRelation.objects.get(source=fix)
+    assert (edge.target_id, edge.relation_type, edge.strength, edge.provenance) == (
+        bug.id, "SOLVES", 0.8, {"by": "curator"})
+    assert AuditEvent.objects.filter(action="edit", target_id=fix.id).exists()
+    assert "SOLVES" in admin_client.get(url).content.decode()
+
+    fix.refresh_from_db()
+    remove = {"relations_out-TOTAL_FORMS": "1", "relations_out-INITIAL_FORMS": "1",
+              "relations_out-0-id": edge.pk, "relations_out-0-source": fix.id,
+              "relations_out-0-relation_type": "SOLVES", "relations_out-0-target": bug.id,
+              "relations_out-0-strength": "0.8", "relations_out-0-DELETE": "on"}
+    response = admin_client.post(url, {**_form_data(fix), **remove})
+    assert response.status_code == 302
+    assert not MemoryRelation.objects.filter(source=fix).exists()
+
+
+def test_curators_correct_and_merge_entities_in_the_admin(curator_client, db, on_commit):
+    from memories.models import Entity, MemoryEntity
+
+    team = curator_client.team
+    with on_commit():
+        make_memory(team, title="Nia's parrot", content="My sister Nia adopted a parrot called Pico.")
+        make_memory(team, title="Nia's flat", content="My sister Nia moved to a flat in Braga.")
+        make_memory(team, title="Nini's exams", content="My sister Nini passes her exams in May; Pico sings.")
+    url = reverse("admin:memories_entity_changelist")
+
+    listing = curator_client.get(url)
+    by_name = {e.name: e for e in Entity.objects.filter(space=team)}
+    pico = by_name["Pico"]
+    change = curator_client.post(reverse("admin:memories_entity_change", args=[pico.pk]),
+                                 {"kind": "person", "name": "Pico"})
+    merge = curator_client.post(url, {"action": "merge_selected",
+                                      "_selected_action": [by_name["Nia"].pk, by_name["Nini"].pk]})
+
+    assert listing.status_code == 200
+    assert "Nia" in listing.content.decode()
+    assert change.status_code == 302
+    assert Entity.objects.get(pk=pico.pk).kind == "person"
+    assert merge.status_code == 302
+    # Nia, named twice, is kept; Nini, named once, is merged into her.
+    kept = Entity.objects.get(space=team, pk__in=[by_name["Nia"].pk, by_name["Nini"].pk])
+    assert kept.pk == by_name["Nia"].pk
+    assert MemoryEntity.objects.filter(entity=kept).count() == 3
+    assert kept.aliases == ["Nini"]
+    page = curator_client.get(reverse("admin:memories_entity_change", args=[kept.pk]))
+    assert "Nini&#x27;s exams" in page.content.decode() or "Nini's exams" in page.content.decode()

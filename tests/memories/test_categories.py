@@ -99,6 +99,39 @@ def test_curators_add_their_own_categories_and_memories_are_placed_again(api, sp
     assert api.delete(CATEGORIES.format(space.slug) + "rituals/").status_code == 404
 
 
+def test_a_memory_no_keyword_places_goes_where_its_close_neighbours_are(space, placed, on_commit):
+    with on_commit():
+        pooled = make_memory(space, title="PgBouncer pool per service",
+                             content="Each service gets a PgBouncer pool of 20 in transaction mode.")
+        dinner = make_memory(space, title="Team dinner", content="The team had dinner at the canal place.")
+
+    links = {link.category.name: link.relevance
+             for link in MemoryCategory.objects.filter(memory=pooled).select_related("category")}
+    # Close to "Pool database connections" (database, by keyword), and no keyword of its own.
+    assert list(links) == ["database"]
+    assert 0.3 <= links["database"] < 0.5  # cosine × the neighbour's .5: below any keyword placement
+    # Close only to a memory in no category: in none either.
+    assert names_of(dinner) == set()
+
+
+def test_a_removed_built_in_stays_removed_until_a_curator_makes_it_again(api, space, placed):
+    url = CATEGORIES.format(space.slug)
+
+    assert api.delete(url + "database/").status_code == 204
+    after = {c["name"] for c in api.get(url).json()}
+    placed_after = names_of(placed["index"])
+    removed_again = api.delete(url + "database/")
+    again = api.post(url, {"name": "database", "keywords": ["postgres", "index"]}, format="json")
+
+    # Listing (which makes the defaults) does not bring it back; nothing is placed in it.
+    assert "database" not in after
+    assert "database" not in placed_after
+    assert removed_again.status_code == 404
+    assert again.status_code == 201, again.content
+    assert again.json()["keywords"] == ["index", "postgres"]
+    assert again.json()["builtin"] is True
+
+
 def test_a_personal_space_starts_without_seed_002s_categories(api, user, on_commit):
     mine = SpaceFactory(slug="me-cats", kind="user", members={user: "owner"})
     with on_commit():
@@ -120,3 +153,16 @@ def test_a_tiered_recall_answers_a_broad_question_with_category_summaries_first(
     assert set(first["items"]) <= {placed["index"].id, placed["pool"].id}
     assert first["items"]
     assert plain["category_summaries"] == []
+
+
+def test_a_tiered_summary_quotes_only_what_the_recall_itself_may_return(api, space, placed):
+    """A filter on the recall (here: tag postgres) holds for the summaries too."""
+    body = {"query": "what do we know about our database?", "tiered": True, "track": False,
+            "as_of": "2026-11-22T12:00:00Z", "filters": {"tags": ["postgres"]},
+            "thresholds": {"similarity": 0.0, "composite_min": 0.0}}
+
+    answer = api.post("/api/v1/recall/", body, format="json").json()["data"]
+
+    database = next(c for c in answer["category_summaries"] if c["name"] == "database")
+    assert "Create Postgres indexes concurrently" in database["summary"]
+    assert "Pool database connections" not in database["summary"]  # no postgres tag

@@ -1,5 +1,7 @@
 """Memory formation from an execution's events: the rules, the links back, and retries."""
 
+import itertools
+
 import pytest
 from django.db import transaction
 
@@ -85,6 +87,19 @@ def test_every_formed_memory_links_back_to_its_event(execution):
         assert link.memory.source_ref == f"prd:{execution.id}"
         assert link.memory.metadata["prd"]["event"] == link.event_id
     assert PRDExecution.objects.get(pk=execution.id).formed_through == execution.formable_through
+
+
+def test_what_one_execution_formed_is_linked_in_the_order_it_was_formed(execution):
+    from memories.models import MemoryRelation
+
+    links = list(FormedMemory.objects.filter(execution=execution).exclude(memory=None).order_by("id")
+                 .values_list("memory_id", flat=True))
+    edges = list(MemoryRelation.objects.filter(source_id__in=links).order_by("id")
+                 .values_list("source_id", "target_id", "relation_type", "strength", "provenance"))
+
+    # Formed over several jobs (one per append): each links to the one formed before it.
+    assert edges == [(first, second, "RELATES_TO", 0.5, {"by": "formation"})
+                     for first, second in itertools.pairwise(links)]
 
 
 def test_running_formation_again_forms_nothing_twice(execution):

@@ -316,6 +316,18 @@ def test_a_session_compiles_into_cards_that_cite_their_events(workday):
     assert cards["task_state"][0].memory.memory_type == "episodic"
 
 
+def test_the_cards_of_one_session_are_linked_to_each_other(workday):
+    from memories.models import MemoryRelation
+
+    memories = {card.memory_id for cards in _cards(workday["id"]).values() for card in cards}
+    edges = MemoryRelation.objects.filter(source_id__in=memories)
+
+    # A chain through the session's memories: each linked once, to the next formed.
+    assert edges.count() == len(memories) - 1
+    assert {e.relation_type for e in edges} == {"RELATES_TO"}
+    assert {e.target_id for e in edges} | {e.source_id for e in edges} == memories
+
+
 def test_compiling_again_forms_nothing_twice(api, workday):
     before = MemoryCard.objects.count()
     response = api.post(f"{SESSIONS}{workday['id']}/compile/")

@@ -27,8 +27,8 @@ def turns(space, on_commit):
     return made
 
 
-def recall(api, query: str, as_of: str = "2024-02-01T12:00:00Z") -> list[dict]:
-    response = api.post("/api/v1/recall/", {"query": query, "as_of": as_of, "track": False, "k": 5},
+def recall(api, query: str, as_of: str = "2024-02-01T12:00:00Z", **extra) -> list[dict]:
+    response = api.post("/api/v1/recall/", {"query": query, "as_of": as_of, "track": False, "k": 5, **extra},
                         format="json")
     assert response.status_code == 200, response.content
     return response.json()["data"]["ranked_memory_list"]
@@ -91,3 +91,39 @@ def test_a_rare_word_counts_more_in_a_short_memory_than_lost_in_a_long_one(api, 
     ranked = {item["id"]: item["signals"]["lexical"] for item in recall(api, "wombat")}
 
     assert ranked[short.id] > ranked[long.id] > 0
+
+
+def test_a_near_empty_turn_counts_in_proportion_to_what_it_says(api, turns, settings):
+    """"Gina: No problem, Tim!" is close to any question naming Tim and says nothing."""
+    question = "What did Tim recommend reading?"
+    everything = {"thresholds": {"similarity": 0.0, "composite_min": 0.0}}  # all five, to compare
+    ranked = recall(api, question, **everything)
+    settings.SAM_RECALL = {**settings.SAM_RECALL, "SHORT_TEXT_LEXEMES": 0}
+    cache.clear()
+    unchecked = recall(api, question, **everything)
+
+    short = next(item for item in unchecked if item["id"] == turns[3].id)
+    kept = next(item for item in ranked if item["id"] == turns[3].id)
+    # Three distinct words ("gina", "problem", "tim") of the six that count in full.
+    assert kept["signals"]["semantic"] == pytest.approx(short["signals"]["semantic"] / 2, abs=2e-4)
+    assert kept["signals"]["lexical"] == pytest.approx(short["signals"]["lexical"] / 2, abs=2e-4)
+    assert kept["score"] < short["score"]
+    assert ranked.index(kept) >= unchecked.index(short)
+
+
+def test_a_window_anchored_to_an_event_starts_from_the_day_of_the_memory_that_tells_of_it(
+        api, turns, space, on_commit):
+    with on_commit():
+        make_memory(space, title="Gina: 30th birthday at the bowling alley",
+                            content="Gina: Had my 30th birthday party at a bowling alley last night, so fun!",
+                            occurred_at="2024-01-14T10:00:00Z", kind="fact", memory_type="episodic")
+    lexeme_stats_refresh()
+    cache.clear()
+
+    ranked = recall(api, "What happened in the week after Gina's birthday party?")
+
+    # The week after 14 January: the thriller (15 January) is in it, the pottery class
+    # (22 January) just after it, the party itself the day before.
+    assert ranked[0]["id"] == turns[2].id
+    assert ranked[0]["signals"]["time"] == 1.0
+    assert all(item["signals"]["time"] < 1.0 for item in ranked[1:])

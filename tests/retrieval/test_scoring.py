@@ -96,3 +96,10 @@ def test_prefill_drafts_a_memory_from_the_conversation_and_task():
     assert prefill["tags"]
     assert prefill["canonical_phrases"]
     assert all(p == p.lower() for p in prefill["canonical_phrases"])
+
+
+@pytest.mark.parametrize(("lexemes", "enough", "expected"), [
+    (0, 6, 0.0), (3, 6, 0.5), (5, 6, 5 / 6), (6, 6, 1.0), (40, 6, 1.0), (2, 0, 1.0),
+])
+def test_substance_counts_a_near_empty_memory_in_proportion(lexemes, enough, expected):
+    assert scoring.substance(lexemes, enough) == pytest.approx(expected)

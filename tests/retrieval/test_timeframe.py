@@ -57,3 +57,30 @@ def test_words_that_only_look_like_dates_name_no_window(question):
 ])
 def test_a_window_off_the_calendar_is_no_window_not_an_error(question, now):
     assert timeframe.find(question, now=now) is None
+
+
+@pytest.mark.parametrize(("question", "event", "window"), [
+    ("What news came up in the week after Amara's birthday party?", "Amara's birthday party",
+     "2024-05-18 to 2024-05-24"),
+    ("What happened the week before Nate's trip to Ljubljana?", "Nate's trip to Ljubljana",
+     "2024-05-10 to 2024-05-16"),
+    ("What did Tim say the day before he left for Oslo", "he left for Oslo", "2024-05-16"),
+    ("Where did we eat the Monday after the launch party?", "the launch party", "2024-05-20"),
+])
+def test_a_window_anchored_to_an_event_is_read_from_the_events_day(question, event, window):
+    anchor = timeframe.find_event(question)
+
+    assert anchor is not None
+    assert anchor.event == event
+    assert anchor.window(datetime(2024, 5, 17, tzinfo=UTC).date()).describe() == window
+    assert timeframe.without(question, anchor.window(datetime(2024, 5, 17, tzinfo=UTC).date())).count(
+        event) == 0
+
+
+@pytest.mark.parametrize("question", [
+    "What did I do the week after 8 December 2023?",  # a date: find() reads it
+    "What happened the week after it?",  # no event to find
+    "Which book did Tim recommend?",
+])
+def test_no_event_anchor_where_none_is_named(question):
+    assert timeframe.find_event(question) is None
