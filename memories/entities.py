@@ -47,15 +47,18 @@ def token(key_id: int, key: str) -> str:
     return datakeys.token(key_id, "entity|" + key)
 
 
-def _tokens(space_id: int, keys: Iterable[str]) -> dict[str, str]:
-    """token -> normalised name, under every live key of the space and its active one (the
-    list of live keys is cached for seconds; a key made meanwhile must count too)."""
-    key_ids = {*datakeys.live_key_ids(space_id), datakeys.active_key_id(space_id)}
+def _tokens(space_id: int, keys: Iterable[str], *, writing: bool = False) -> dict[str, str]:
+    """token -> normalised name, under every live key of the space. Writing, under its active
+    key too: the list of live keys is cached for seconds, and an entity made under a key
+    made meanwhile must still be found (reading is not worth the active key's query)."""
+    key_ids = set(datakeys.live_key_ids(space_id))
+    if writing:
+        key_ids.add(datakeys.active_key_id(space_id))
     return {token(key_id, key): key for key_id in key_ids for key in set(keys)}
 
 
 def tokens_of(space_ids: Iterable[int], keys: Iterable[str]) -> list[str]:
-    """The lookup tokens of these names in these spaces."""
+    """The lookup tokens of these names in these spaces (for reading)."""
     wanted = set(keys)
     return sorted({t for space_id in set(space_ids) for t in _tokens(space_id, wanted)})
 
@@ -67,7 +70,7 @@ def _matching(space_id: int, tokens: Iterable[str]) -> QuerySet[Entity]:
 
 def by_name(space_id: int, keys: Iterable[str]) -> dict[str, Entity]:
     """The space's entities for these normalised names (by their own name or an alias)."""
-    tokens = _tokens(space_id, keys)
+    tokens = _tokens(space_id, keys, writing=True)
     found: dict[str, Entity] = {}
     for entity in _matching(space_id, tokens):
         for token in [entity.key, *entity.alias_keys]:

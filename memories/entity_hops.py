@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from django.db import connection
 
 from memories.entities import tokens_of
-from memories.entity_mentions import mentions, normalise
+from memories.entity_mentions import NOT_NAMES, mentions, normalise
 from memories.models import Entity, Memory, MemoryEntity
 
 # The rarest names of the hits that are followed, at most.
@@ -35,15 +35,17 @@ def question_keys(text: str) -> set[str]:
     """What a question may name: any run of up to three of its words (a question is often
     written in lower case) and what the rules read in it."""
     words = [w for w in (normalise(word) for word in text.split()) if w]
-    keys = {" ".join(words[i:i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)}
+    runs = [words[i:i + n] for n in (1, 2, 3) for i in range(len(words) - n + 1)]
+    # A run of function words only ("what did", "in the") names nothing.
+    keys = {" ".join(run) for run in runs if not all(word in NOT_NAMES for word in run)}
     return keys | {m.key for m in mentions(text)}
 
 
 def _sql() -> str:
     link, entity, memory = MemoryEntity._meta.db_table, Entity._meta.db_table, Memory._meta.db_table
-    # Counting stops past `most`: a speaker named by thousands of turns costs no more than one
-    # named by 51. Only active memories count and are reached (the caller keeps those its
-    # reader may see).
+    # Counting stops past `most` and reads the (entity, memory) index alone: a speaker named by
+    # thousands of turns costs no more than one named by 51. Only active memories are reached
+    # (the caller keeps those its reader may see).
     return f"""
         WITH seeded AS (
             SELECT l.memory_id, l.entity_id FROM {link} l JOIN {entity} e ON e.id = l.entity_id
@@ -51,8 +53,7 @@ def _sql() -> str:
               AND NOT (e.key = ANY(%(named)s::varchar[]) OR e.alias_keys && %(named)s::varchar[])
         ), counted AS (
             SELECT s.entity_id, (SELECT count(*) FROM (
-                SELECT 1 FROM {link} l JOIN {memory} m ON m.id = l.memory_id
-                WHERE l.entity_id = s.entity_id AND NOT m.archived LIMIT %(most)s + 1) AS upto) AS n
+                SELECT 1 FROM {link} l WHERE l.entity_id = s.entity_id LIMIT %(most)s + 1) AS upto) AS n
             FROM (SELECT DISTINCT entity_id FROM seeded) s
         ), bridges AS (
             SELECT entity_id, n FROM counted WHERE n BETWEEN 2 AND %(most)s

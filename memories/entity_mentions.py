@@ -85,8 +85,8 @@ _HANDLE = re.compile(r"(?<![\w.])@([A-Za-z][\w-]{1,38})\b(?![./])")
 _RUN = re.compile(rf"\b{_PROPER}\b")
 _SENTENCE_START = re.compile(r"(?:^|[.!?…:;\n]\s*|[\"“(]\s*)$")
 
-# Capitalised for grammar, not because they are names.
-_NOT_NAMES = frozenset("""
+# Capitalised for grammar, not because they are names (and never a name on their own).
+NOT_NAMES = frozenset("""
 i i'm i've i'll i'd im ive ok okay yes yeah yep no nope nah hey hi hello thanks thank bye sorry oh wow lol
 haha hahaha omg please sure well so but and or the a an this that these those it its there here then now
 today tonight tomorrow yesterday monday tuesday wednesday thursday friday saturday sunday january
@@ -159,7 +159,7 @@ def _is_name(text: str) -> bool:
     function word, weekday or interjection."""
     words = normalise(text).split()
     acronym = text.split()[-1].isupper()
-    return bool(words) and (acronym or words[-1] not in _NOT_NAMES) and words[0] not in _TITLES
+    return bool(words) and (acronym or words[-1] not in NOT_NAMES) and words[0] not in _TITLES
 
 
 def _starts_sentence(text: str, position: int) -> bool:
@@ -201,7 +201,7 @@ def read(text: str) -> Reading:
         add(FILE, match.group(1) or match.group(2))
     for match in _INSTALL.finditer(text):
         for token in match.group(1).split()[:8]:
-            if token.casefold() in _END_OF_PACKAGES or token.casefold() in _NOT_NAMES:
+            if token.casefold() in _END_OF_PACKAGES or token.casefold() in NOT_NAMES:
                 break
             package = _package(token)
             if package:
@@ -214,7 +214,7 @@ def read(text: str) -> Reading:
         add(LIBRARY, "/".join(parts[:2]) if parts[0].startswith("@") else parts[0])
     for match in _CALLED_LIBRARY.finditer(text):
         word = match.group(1)
-        if word.casefold() not in _NOT_NAMES | _GENERIC:
+        if word.casefold() not in NOT_NAMES | _GENERIC:
             add(LIBRARY, word)
     for match in _PROJECT.finditer(text):
         name = match.group(1) or match.group(2)
@@ -239,7 +239,7 @@ def read(text: str) -> Reading:
         words, start = match.group(0).split(), match.start()
         opening = _starts_sentence(plain, start)
         # "Tomorrow Tom …", "Dr Ana Lopez": the first word is not part of the name.
-        while words and (normalise(words[0]) in _TITLES or (opening and normalise(words[0]) in _NOT_NAMES)):
+        while words and (normalise(words[0]) in _TITLES or (opening and normalise(words[0]) in NOT_NAMES)):
             words, opening = words[1:], False
         if words:
             runs.append((" ".join(words), opening))
