@@ -46,3 +46,14 @@ def post_fork(server, worker) -> None:
     from memories.worker_threads import limit_web_threads
 
     limit_web_threads(workers=server.cfg.workers)
+
+
+def child_exit(server, worker) -> None:
+    """With PROMETHEUS_MULTIPROC_DIR set, a dead worker's live gauges leave /metrics
+    (its counters and histograms stay in the sums, as Prometheus expects)."""
+    import os
+
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)

@@ -3,10 +3,16 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from samsite.health import healthz, readyz
 from samsite.mcp.http import mcp_endpoint
+from samsite.metrics import metrics_view
 
 urlpatterns = [
     path("", RedirectView.as_view(url="/admin/", permanent=False)),
+    # Liveness and readiness probes: JSON, no login (samsite/health.py).
+    path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
+    path("metrics", metrics_view, name="metrics"),
     # The space pages moved with the Space model (docs/architecture.md); old links still work.
     re_path(r"^admin/memories/space/(?P<rest>.*)$",
             RedirectView.as_view(url="/admin/core/space/%(rest)s", permanent=True, query_string=True)),

@@ -158,8 +158,12 @@ def assert_unavailable(response: httpx.Response) -> None:
 
 def test_every_path_answers_503_while_the_database_is_down_then_recovers(sam):
     api = sam.api()
-    # Given SAM serving a space (its connection open and reused)
+    # Given SAM serving a space (its connection open and reused), ready
     assert api.post("/api/v1/spaces/", json={"slug": "shop", "name": "Shop"}).status_code == 201
+    ready = sam.client().get("/readyz")
+    assert ready.status_code == 200, ready.text
+    assert ready.json() == {"status": "ready", "checks": {
+        "database": "ok", "migrations": "ok", "broker": "ok", "embedding": "ok"}}
     memory = {"space": "shop", "title": "Retry payments once",
               "content": "A declined payment is final; only network errors are retried, once."}
     assert api.get("/api/v1/memories/").status_code == 200
@@ -183,6 +187,14 @@ def test_every_path_answers_503_while_the_database_is_down_then_recovers(sam):
     assert down_admin.status_code == 503
     assert down_admin.headers["content-type"].startswith("text/html")
     assert int(down_admin.headers["retry-after"]) > 0
+    # ...and it is alive but not ready, saying which check fails and nothing more...
+    alive = sam.client().get("/healthz")
+    assert (alive.status_code, alive.json()) == (200, {"status": "ok"})
+    not_ready = sam.client().get("/readyz")
+    assert not_ready.status_code == 503
+    assert not_ready.json()["status"] == "not_ready"
+    assert not_ready.json()["checks"]["database"] == "failing"
+    assert not_ready.json()["checks"]["embedding"] == "ok"
     # ...while what needs no database still answers as usual.
     anonymous = sam.client().get("/api/v1/memories/")
     assert anonymous.status_code == 401
@@ -197,6 +209,7 @@ def test_every_path_answers_503_while_the_database_is_down_then_recovers(sam):
     recall = api.post("/api/v1/recall/", json={"query": "payment retries", "spaces": ["shop"]})
     assert recall.status_code == 200, recall.text[:300]
     assert admin.get("/admin/core/space/").status_code == 200
+    assert sam.client().get("/readyz").status_code == 200
 
 
 def test_a_connection_lost_mid_request_answers_503_and_the_next_request_reconnects(sam):

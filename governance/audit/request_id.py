@@ -6,6 +6,7 @@ bind their own with `request_id_bound` so their audit events group the same way.
 
 from __future__ import annotations
 
+import logging
 import re
 import uuid
 from collections.abc import Iterator
@@ -44,3 +45,16 @@ def request_id_bound(value: str | None = None) -> Iterator[str]:
         yield request_id
     finally:
         _current.reset(token)
+
+
+class RequestIdFilter(logging.Filter):
+    """Adds `request_id` to every record: the one bound now, else that of the request the
+    record is about (Django logs a 4xx or 5xx after the middleware has unbound it); None
+    outside a request or a job that bound one."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        request_id = current_request_id()
+        if request_id is None:
+            request_id = getattr(getattr(record, "request", None), "request_id", None)
+        record.request_id = request_id
+        return True

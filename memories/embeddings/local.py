@@ -33,5 +33,9 @@ class LocalMiniLMProvider:
                         raise EmbeddingError(str(exc)) from exc
         return self._encoder
 
+    def load(self) -> None:
+        """Load the model now (readiness checks; the first recall need not wait for it)."""
+        self._get_encoder()
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self._get_encoder().encode(list(texts), batch_size=self._batch_size)

@@ -37,6 +37,15 @@ def get_provider() -> EmbeddingProvider:
     return provider
 
 
+def load_model() -> None:
+    """The configured provider, its model loaded where it runs here (the local one); a
+    remote provider is not called (a probe must not cost an API call). Raises EmbeddingError
+    or ImproperlyConfigured when it cannot be."""
+    loader = getattr(get_provider(), "load", None)
+    if loader is not None:
+        loader()
+
+
 @receiver(setting_changed, dispatch_uid="memories.embeddings.reset_provider")
 def _reset_provider(*, setting: str, **kwargs) -> None:
     # Tests swap providers with override_settings; drop the cached one when they do.

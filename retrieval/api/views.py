@@ -104,6 +104,7 @@ class RecallView(APIView):
         data = s.RecallInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         result = pipeline.recall(actor=request.user, request=recall_request(data.validated_data))
+        request._request.sam_recall_timings = result.timings_ms  # type: ignore[attr-defined]  # /metrics
         # Always audited; `track` (and the memory modes) decide only counters and the event.
         recorded = services.recall_record(actor=request.user, result=result,
                                           active_task=data.validated_data.get("active_task", ""),
@@ -127,6 +128,7 @@ class ContextPackView(APIView):
         ):
             query_type = "recent"  # a boot pack with nothing to match: what was used lately
         result = pipeline.recall(actor=request.user, request=recall_request(values, query_type=query_type))
+        request._request.sam_recall_timings = result.timings_ms  # type: ignore[attr-defined]  # /metrics
         pack = packs.build_pack(result, pack_type=values["pack_type"], token_budget=values["token_budget"],
                                 as_of=values.get("as_of"), actor=request.user,
                                 include_unvalidated=values["include_unvalidated"])

