@@ -100,7 +100,9 @@ on of for to from with by about into over under between during without within no
 fixme fix bug error use using run see add remove update make set get all some any every each most many
 much more less few other another same such own only both either
 neither none nothing something everything anything someone everyone anyone nobody morning afternoon
-evening night christmas easter
+evening night christmas easter because although though however therefore thus hence instead otherwise
+meanwhile next then finally first second third last later earlier also even just only once since unless
+whereas whether yet done
 """.split())
 
 

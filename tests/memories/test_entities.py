@@ -37,6 +37,7 @@ ENTITY = "/api/v1/entities/{}/"
     ("Sorry, I can't. Tomorrow works. Fixed: the OOM in worker.py.", {("file", "worker.py")}),
     ("Postgres is the store. SAM runs on Postgres.", {("name", "Postgres")}),
     ("New York is big.", set()),
+    ("The tests pass — Because the pool is bigger. Then, Next: ship it with Tom.", {("name", "Tom")}),
 ])
 def test_names_are_read_from_how_text_marks_them(text, expected):
     assert {(m.kind, m.name) for m in mentions(text)} == expected
