@@ -42,7 +42,7 @@ class MemoriesConfig(AppConfig):
         # An entity's name goes with the last memory that names it, and with the space.
         retention.register_space_data(retention.SpaceData(
             with_memories=lambda space, ids, whole: (Entity.objects.filter(space=space).delete()[1] if whole
-                                                     else entities.release(ids)),
+                                                     else entities.release(space.pk, ids)),
             everything=lambda space: Entity.objects.filter(space=space).delete()[1],
             count_names={Entity: "entities", MemoryEntity: "entity_links"},
         ))

@@ -135,10 +135,12 @@ def _ensure(space_id: int, found: list[Mention]) -> dict[str, Entity]:
             Entity(space_id=space_id, kind=best[key].kind, name=best[key].name, key=token(key_id, key),
                    key_id=key_id) for key in missing], ignore_conflicts=True)
         entities.update(by_name(space_id, missing))
+    shown = []
     for key, entity in entities.items():
         if entity.kind == EntityKind.NAME and best[key].kind != EntityKind.NAME:
             entity.kind = best[key].kind
-            Entity.objects.filter(pk=entity.pk).update(kind=entity.kind)
+            shown.append(entity)
+    Entity.objects.bulk_update(shown, ["kind"])  # no query when none changed
     return entities
 
 
@@ -155,9 +157,9 @@ def after_write(memory_ids: list[str]) -> None:
     link(memory_ids)
 
 
-def release(memory_ids: list[str]) -> dict[str, int]:
-    """Before these memories are deleted: the entities only they name go with them."""
-    lock_spaces(Memory.objects.filter(pk__in=memory_ids).values_list("space_id", flat=True).distinct())
+def release(space_id: int, memory_ids: list[str]) -> dict[str, int]:
+    """Before these memories (of one space) are deleted: the entities only they name go with them."""
+    lock_spaces([space_id])
     touched = MemoryEntity.objects.filter(memory_id__in=memory_ids).values("entity_id")
     named_elsewhere = MemoryEntity.objects.filter(entity_id__in=touched).exclude(
         memory_id__in=memory_ids).values("entity_id")

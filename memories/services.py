@@ -525,6 +525,6 @@ def memory_delete(*, actor: Actor, memory_id: str) -> None:
     # The audit keeps that the memory existed and was deleted, not what it said.
     audit_record("delete", actor=actor, space=memory.space, target=memory,
                  before={"version": memory.version, "kind": memory.kind}, digest_text=True)
-    entities.release([memory.pk])
+    entities.release(memory.space_id, [memory.pk])
     memory.delete()
     _kept(outcome)
