@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run setup test lint bench clean-db
+.PHONY: install run setup test test-lanes lint bench clean-db
 
 $(STAMP): requirements/base.txt requirements/dev.txt requirements/model.txt requirements/constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,11 @@ $(STAMP): requirements/base.txt requirements/dev.txt requirements/model.txt requ
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The load benchmark's locust, kept out of the server's and the tests' install.
+$(VENV)/.bench-installed: $(STAMP) requirements/bench.txt
+	$(BIN)/pip install --quiet -r requirements/bench.txt -c requirements/constraints.txt
+	touch $@
 
 run: install
 	$(BIN)/python manage.py sam_up --debug
@@ -26,13 +31,18 @@ test: install
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/pytest
+	$(BIN)/python -m tests.lanes
+
+# Only the lanes: Redis, an external Postgres, a streaming replica (tests/lanes/__main__.py).
+test-lanes: install
+	$(BIN)/python -m tests.lanes
 
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 
-bench: install
+bench: install $(VENV)/.bench-installed
 	$(BIN)/python bench/embedding_throughput.py
 	$(BIN)/python bench/writes.py
 	$(BIN)/python bench/recall_quality.py
@@ -48,6 +58,7 @@ bench: install
 	$(BIN)/python bench/write_checks.py
 	$(BIN)/python bench/extraction_eval.py
 	$(BIN)/python bench/chat_import_speed.py
+	$(BIN)/python bench/load_mix.py
 
 clean-db:
 	-$(BIN)/python manage.py sam_db stop

@@ -11,11 +11,10 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db import connection
-
 from memories.entities import tokens_of
 from memories.entity_mentions import NOT_NAMES, mentions, normalise
 from memories.models import Entity, Memory, MemoryEntity
+from samsite.core.replica import reading_connection
 
 # The rarest names of the hits that are followed, at most.
 MAX_BRIDGES = 8
@@ -85,7 +84,7 @@ def hops(seed_ids: list[str], *, space_ids: Iterable[int], question: str, max_me
     if not seed_ids:
         return []
     named = tokens_of(space_ids, question_keys(question))
-    with connection.cursor() as cursor:
+    with reading_connection.cursor() as cursor:
         cursor.execute(_sql(), {"seeds": seed_ids, "named": named, "most": max_mentions,
                                 "bridges": MAX_BRIDGES, "per": per_entity + len(seed_ids)})
         rows = cursor.fetchall()
@@ -100,6 +99,6 @@ def hops(seed_ids: list[str], *, space_ids: Iterable[int], question: str, max_me
                                                          key=lambda r: (r[4], r[1], r[5])):
         via = next((seed for seed in seeds_naming[entity_id] if seed != memory_id), None)
         if via:
-            name = name_field.from_db_value(bytes(raw_name), None, connection)
+            name = name_field.from_db_value(bytes(raw_name), None, reading_connection)
             found.append(Hop(memory_id, entity_id, name, via))
     return found

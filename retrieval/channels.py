@@ -23,6 +23,7 @@ from governance.crypto import cipher, search
 from memories.models import Memory, MemoryPassage, MemoryStats
 from retrieval.models import LexemeStat, SpaceTextStats
 from samsite.core.models import Space
+from samsite.core.replica import reading_connection
 
 SEARCH_CONFIG = "english"
 # The tables the SQL below reads, named by their models (memories owns them).
@@ -106,7 +107,7 @@ def vector_literal(vector) -> str:
 
 
 def _ids(sql: str, params: list[Any]) -> list[str]:
-    with connection.cursor() as cursor:
+    with reading_connection.cursor() as cursor:
         cursor.execute(sql, params)
         return [row[0] for row in cursor.fetchall()]
 
@@ -119,7 +120,7 @@ def vector_candidates(scope: Scope, vector: str, limit: int) -> list[str]:
     """
     where, params = scope.where()
     ef_search = max(limit, int(settings.SAM_RECALL["HNSW_EF_SEARCH"]))
-    with connection.cursor() as cursor:
+    with reading_connection.cursor() as cursor:
         # SET LOCAL lasts until the end of the surrounding transaction (the caller's atomic).
         cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
         cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
@@ -152,7 +153,7 @@ def query_lexemes(text: str) -> list[str]:
     """The stemmed lexemes Postgres would index for `text`, in first-seen order."""
     if not text.strip():
         return []
-    with connection.cursor() as cursor:
+    with reading_connection.cursor() as cursor:
         cursor.execute(
             "SELECT lexeme FROM unnest(to_tsvector(%s::regconfig, %s)) ORDER BY positions[1]",
             [SEARCH_CONFIG, text],
@@ -364,7 +365,7 @@ def candidate_rows(ids: list[str], *, vector: str | None, tokens: dict[str, str]
         f"FROM {MEMORY} m JOIN {MEMORY_STATS} s ON s.memory_id = m.id "
         f"JOIN {SPACE} sp ON sp.id = m.space_id WHERE m.id = ANY(%s) ORDER BY m.id"
     )
-    with connection.cursor() as cursor:
+    with reading_connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = [dict(zip(CANDIDATE_COLUMNS, row, strict=True)) for row in cursor.fetchall()]
     for row in rows:
@@ -418,7 +419,7 @@ def pairwise_cosines(ids: list[str]) -> dict[tuple[str, str], float]:
     """Cosine similarity of every pair among `ids` that both have vectors (for dedupe)."""
     if len(ids) < 2:
         return {}
-    with connection.cursor() as cursor:
+    with reading_connection.cursor() as cursor:
         cursor.execute(
             f"SELECT a.id, b.id, 1 - (a.embedding <=> b.embedding) FROM {MEMORY} a "
             f"JOIN {MEMORY} b ON a.id < b.id WHERE a.id = ANY(%s) AND b.id = ANY(%s) "

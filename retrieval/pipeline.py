@@ -35,6 +35,7 @@ from retrieval.tokens import count_many
 from samsite.core.actor import Actor
 from samsite.core.errors import InvalidInput, NotFound
 from samsite.core.models import Space
+from samsite.core.replica import read_alias, reading_connection
 
 QUERY_TYPES = ("semantic", "task", "topic", "recent", "timeline")
 
@@ -326,7 +327,8 @@ def candidates_with_signals(scope: Scope, request: RecallRequest, query_text: st
     grams = channels.phrase_ngrams(query_text, context.active_task)
     context_tags = sorted(set(context.ui_tags) | set(request.filters.tags))
 
-    with transaction.atomic():
+    # On the replica when this request reads from it: SET LOCAL needs the channels' own transaction.
+    with transaction.atomic(using=read_alias()):
         lexemes = timer.stage("lexemes", lambda: channels.query_lexemes(query_text))
         plan = timer.stage("lexical_plan", lambda: channels.plan_lexical(scope, lexemes))
         candidate_ids: dict[str, None] = {}
@@ -568,14 +570,12 @@ def _follow_ups(items: list[RankedItem], request: RecallRequest) -> list[dict]:
 def _listing(scope: Scope, request: RecallRequest, profile: scoring.Profile, query_text: str,
              now: datetime, timer: _Timer, slugs: list[str]) -> RecallResult:
     """recent, timeline and tag-only topic queries: ordered listings, no similarity."""
-    from django.db import connection
-
     where, params = scope.where()
     if request.query_type == "timeline":
         order = "COALESCE(m.occurred_at, m.created_at) ASC, m.id"
     else:
         order = "COALESCE(s.last_used_at, s.last_accessed_at, m.updated_at) DESC, m.id"
-    with connection.cursor() as cursor:
+    with reading_connection.cursor() as cursor:
         cursor.execute(
             f"SELECT m.id FROM {MEMORY} m JOIN {MEMORY_STATS} s ON s.memory_id = m.id "
             f"WHERE {where} ORDER BY {order} LIMIT %s", [*params, request.k])

@@ -45,7 +45,7 @@ def post_fork(server, worker) -> None:
     """Size the new worker's BLAS pool for the number of workers gunicorn really runs."""
     from memories.worker_threads import limit_web_threads
 
-    limit_web_threads(workers=server.cfg.workers)
+    limit_web_threads(workers=server.cfg.workers, threads=server.cfg.threads)
 
 
 def child_exit(server, worker) -> None:

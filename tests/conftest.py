@@ -8,6 +8,7 @@ from rest_framework.test import APIClient
 
 from tests.factories import SpaceFactory, UserFactory
 from tests.personas import client_for
+from tests.queue import purge_queue
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
@@ -66,3 +67,17 @@ def space(user):
 def on_commit(django_capture_on_commit_callbacks):
     """Run on-commit callbacks (the embedding enqueue) when the block ends, as a real commit would."""
     return lambda: django_capture_on_commit_callbacks(execute=True)
+
+
+@pytest.fixture
+def enqueue_to_the_broker(monkeypatch, transactional_db):
+    """The suite runs tasks inline; cluster tests send them through the broker to a real cluster.
+
+    The queue starts empty: a Redis queue outlives the test database's flush between tests.
+    """
+    from django_q.conf import Conf
+
+    monkeypatch.setattr(Conf, "SYNC", False)
+    purge_queue()
+    yield
+    purge_queue()

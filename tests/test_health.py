@@ -1,6 +1,8 @@
 """/healthz and /readyz: JSON, no login, nothing an outsider could use; readiness names the
 check that fails (the database down is in tests/test_database_down.py, served by gunicorn)."""
 
+import pytest
+from django.conf import settings
 from django.db import connection
 
 CHECKS = {"database", "migrations", "broker", "embedding"}
@@ -27,3 +29,18 @@ def test_a_migration_not_applied_makes_the_process_not_ready(anon, db):
     assert ready.status_code == 503
     assert ready.json() == {"status": "not_ready",
                             "checks": {**dict.fromkeys(CHECKS, "ok"), "migrations": "failing"}}
+
+
+@pytest.mark.redis
+@pytest.mark.skipif(settings.Q_CLUSTER.get("redis") is None, reason="needs the Redis broker (the redis lane)")
+def test_a_redis_broker_that_does_not_answer_makes_the_process_not_ready(anon, db, monkeypatch):
+    from django_q.conf import Conf
+
+    assert anon.get("/readyz").json()["checks"]["broker"] == "ok"  # the lane's redis-server answers
+    # Nothing listens on port 1: as if Redis were down.
+    monkeypatch.setattr(Conf, "REDIS", "redis://127.0.0.1:1/0")
+
+    ready = anon.get("/readyz")
+
+    assert ready.status_code == 503
+    assert ready.json()["checks"] == {**dict.fromkeys(CHECKS, "ok"), "broker": "failing"}

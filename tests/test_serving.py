@@ -12,28 +12,20 @@ import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
-from urllib.parse import quote
 
 import httpx
 import pytest
 from django.conf import settings
-from django.db import connection
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from governance.services import api_token_issue
 from memories import worker_threads
+from tests.database import database_url
 from tests.factories import UserFactory
 
 ROOT = Path(settings.BASE_DIR)
 GUNICORN = Path(sys.executable).with_name("gunicorn")
 
-
-def _database_url() -> str:
-    db = connection.settings_dict
-    host = quote(db["HOST"], safe="") if db["HOST"].startswith("/") else db["HOST"]
-    password = f":{quote(db['PASSWORD'])}" if db.get("PASSWORD") else ""
-    port = f":{db['PORT']}" if db.get("PORT") else ""
-    return f"postgres://{db['USER']}{password}@{host}{port}/{db['NAME']}"
 
 
 def _free_port() -> int:
@@ -45,7 +37,7 @@ def _free_port() -> int:
 def _start(port: int, home: Path) -> subprocess.Popen:
     environment = {key: value for key, value in os.environ.items() if key != "XDG_RUNTIME_DIR"}
     environment.update({
-        "DATABASE_URL": _database_url(), "DJANGO_SETTINGS_MODULE": "samsite.settings.base",
+        "DATABASE_URL": database_url(), "DJANGO_SETTINGS_MODULE": "samsite.settings.base",
         # gunicorn's default control socket lives under $HOME: a home of the test's own
         # shows whether an instance makes one, and keeps the user's real one untouched.
         "HOME": str(home), "SAM_PORT": str(port), "SAM_WEB_WORKERS": "1", "SAM_WEB_ACCESS_LOG": "",
@@ -123,6 +115,9 @@ def _gunicorn_conf():
 def test_the_web_default_shares_the_cores_out_among_the_web_workers(settings):
     settings.SAM_WEB_BLAS_THREADS = 0
     assert worker_threads.web_blas_threads(workers=2) == max(1, (os.cpu_count() or 1) // 2)
+    # Every request thread embeds with the whole pool: the cores go round the threads.
+    assert worker_threads.web_blas_threads(workers=1, threads=2) == max(1, (os.cpu_count() or 1) // 2)
+    assert worker_threads.web_blas_threads(workers=2, threads=2) == max(1, (os.cpu_count() or 1) // 4)
     assert worker_threads.web_blas_threads(workers=64) == 1
     settings.SAM_WEB_WORKERS = 64
     assert worker_threads.web_blas_threads() == 1
@@ -136,7 +131,7 @@ def test_a_forked_web_worker_sizes_its_blas_pool(settings, restore_blas_pool):
     threadpool_limits(limits=2, user_api="blas")
     assert _blas_threads() == {2}
     # when gunicorn runs the config's post_fork hook in a new worker
-    _gunicorn_conf().post_fork(SimpleNamespace(cfg=SimpleNamespace(workers=2)), None)
+    _gunicorn_conf().post_fork(SimpleNamespace(cfg=SimpleNamespace(workers=2, threads=2)), None)
     # then this process's BLAS pool has one thread
     assert _blas_threads() == {1}
 

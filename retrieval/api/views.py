@@ -96,6 +96,8 @@ def envelope(result: pipeline.RecallResult, *, redaction_report: list | None = N
 
 
 class RecallView(APIView):
+    reads_only = True  # its reads may come from a read replica (samsite/core/replica.py)
+
     @extend_schema(
         request=s.RecallInputSerializer, responses={200: s.RecallOutputSerializer, **ERRORS},
         summary="Recall the memories that matter now, each with its reason",
@@ -114,6 +116,8 @@ class RecallView(APIView):
 
 
 class ContextPackView(APIView):
+    reads_only = True  # its reads may come from a read replica (samsite/core/replica.py)
+
     @extend_schema(
         request=s.ContextPackInputSerializer, responses={200: s.ContextPackOutputSerializer, **ERRORS},
         summary="A context pack (JSON and Markdown) for a prompt or a handoff",
@@ -139,6 +143,8 @@ class ContextPackView(APIView):
 
 
 class PromptAugmentationView(APIView):
+    reads_only = True  # its reads may come from a read replica (samsite/core/replica.py)
+
     @extend_schema(
         request=s.PromptAugmentationInputSerializer,
         responses={200: s.PromptAugmentationOutputSerializer, **ERRORS},

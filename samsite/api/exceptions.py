@@ -7,11 +7,14 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import InterfaceError as DjangoInterfaceError
+from django.db import OperationalError as DjangoOperationalError
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from samsite.core import replica
 from samsite.core.errors import CryptoError, DomainError
 
 logger = logging.getLogger(__name__)
@@ -51,6 +54,11 @@ def error_body(code: str, message: str, fields: dict[str, list[str]] | None = No
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, DjangoOperationalError | DjangoInterfaceError) and replica.will_retry():
+        # The read replica went away under this read-only request, which runs again on the
+        # primary at once (samsite/core/replica.py): not an error of the server's.
+        return Response(error_body("database_unavailable", "Read replica unavailable."),
+                        status=status.HTTP_503_SERVICE_UNAVAILABLE)
     if isinstance(exc, CryptoError):
         # Never answer with garbage: a missing or wrong key stops the request, loudly.
         logger.error("encryption key problem: %s", exc)

@@ -9,3 +9,11 @@ class CoreConfig(AppConfig):
     label = "core"
     verbose_name = "Spaces"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from django_q.signals import post_execute_in_worker
+
+        from samsite.core import checks  # noqa: F401  (registers the database checks)
+        from samsite.core.job_metrics import observe_job
+
+        post_execute_in_worker.connect(observe_job, dispatch_uid="sam_job_duration")

@@ -52,6 +52,8 @@ MIDDLEWARE = [
     # Errors on /api/ in the JSON shape, and 503 when the database is down, whatever
     # raised them below (samsite/api/middleware.py).
     "samsite.api.middleware.ApiErrorMiddleware",
+    # Reads of read-only requests from SAM_REPLICA_URL when set (samsite/core/replica.py).
+    "samsite.core.replica.ReplicaReadsMiddleware",
     # Memoises the access gateway's rights per request (governance/middleware.py).
     "governance.middleware.RightsMemoMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -110,6 +112,27 @@ else:
             "CONN_HEALTH_CHECKS": True,
         }
     }
+# SAM_REPLICA_URL: a streaming replica of that database for the reads of read-only requests,
+# with read-your-writes for the client that wrote (samsite/core/replica.py).
+SAM_REPLICA_URL = env_str("SAM_REPLICA_URL")
+# Reads go to the primary while the replica is further behind than this.
+SAM_REPLICA_MAX_LAG_SECONDS = env_float("SAM_REPLICA_MAX_LAG_SECONDS", 5.0)
+# How long a client's last write position is remembered (longer than any lag it may wait out).
+SAM_REPLICA_STICKY_SECONDS = env_int("SAM_REPLICA_STICKY_SECONDS", 300)
+DATABASE_ROUTERS: list[str] = []
+if SAM_REPLICA_URL:
+    DATABASES["replica"] = {
+        **dj_database_url.parse(SAM_REPLICA_URL, conn_max_age=60, conn_health_checks=True),
+        # Tests read the primary's test database through the replica that streams it.
+        "TEST": {"MIRROR": "default"},
+    }
+    # A replica that stops replaying keeps the table locks of the transactions it is in the
+    # middle of, and a read waiting on one would wait as long: it is cut short, and the
+    # request is served again from the primary (samsite/core/replica.py).
+    _replica_timeout_ms = env_int("SAM_REPLICA_STATEMENT_TIMEOUT_MS", 10000)
+    DATABASES["replica"].setdefault("OPTIONS", {}).update(
+        {"connect_timeout": 3, "options": f"-c statement_timeout={_replica_timeout_ms}"})
+    DATABASE_ROUTERS = ["samsite.core.replica.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTHENTICATION_BACKENDS = [
@@ -219,6 +242,9 @@ Q_CLUSTER: dict = {
     "ack_failures": True,
     "save_limit": 1000,
     "label": "Jobs",
+    # Every cluster runs the scheduler unless told not to; two at once never start one
+    # schedule twice (each run is claimed under a row lock), so this only saves the ticks.
+    "scheduler": env_bool("SAM_Q_SCHEDULER", True),
 }
 if _q_broker == "redis":
     Q_CLUSTER["redis"] = env_str("SAM_REDIS_URL", "redis://localhost:6379/0")

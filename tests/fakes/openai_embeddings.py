@@ -1,7 +1,7 @@
 """A local stand-in for an OpenAI-compatible /embeddings endpoint (hosted APIs are out of reach).
 
 Serves deterministic vectors derived from each input's hash, and can be told to fail
-the next N requests, to exercise retries.
+the next N requests, to exercise retries, or to take its time, to keep a batch in flight.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
@@ -24,7 +25,10 @@ class FakeEmbeddingServer:
     def __init__(self, *, dims: int = 384) -> None:
         self.dims = dims
         self.fail_next = 0
+        self.delay_seconds = 0.0
         self.requests: list[dict] = []
+        # (Authorization header, inputs) of each request answered with vectors.
+        self.answered: list[tuple[str | None, list[str]]] = []
         self.auth_headers: list[str | None] = []
         server = self
 
@@ -39,9 +43,11 @@ class FakeEmbeddingServer:
                     server.fail_next -= 1
                     self._answer(503, {"error": "overloaded"})
                 else:
+                    time.sleep(server.delay_seconds)
                     data = [{"index": i, "embedding": fake_vector(t, server.dims)}
                             for i, t in enumerate(body["input"])]
                     self._answer(200, {"data": data, "model": body["model"]})
+                    server.answered.append((self.headers.get("Authorization"), list(body["input"])))
 
             def _answer(self, status: int, payload: dict) -> None:
                 raw = json.dumps(payload).encode()

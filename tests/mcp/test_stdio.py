@@ -11,8 +11,8 @@ from pathlib import Path
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from tests.database import database_url
 from tests.mcp.conftest import World, run, structured, tool_error
-from tests.memories.test_cluster import _database_url
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def server(token: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable, args=["manage.py", "sam_mcp"], cwd=str(ROOT),
-        env={**os.environ, "DATABASE_URL": _database_url(), "DJANGO_SETTINGS_MODULE": "samsite.settings.base",
+        env={**os.environ, "DATABASE_URL": database_url(), "DJANGO_SETTINGS_MODULE": "samsite.settings.base",
              "SAM_MCP_TOKEN": token},
     )
 

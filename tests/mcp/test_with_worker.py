@@ -9,15 +9,8 @@ from memories.models import EmbeddingStatus, Memory
 from tests.mcp.conftest import World, http_client, run, structured
 from tests.memories.test_cluster import start_cluster, stop_cluster, wait_for
 
-pytestmark = [pytest.mark.cluster]
+pytestmark = [pytest.mark.cluster, pytest.mark.usefixtures("enqueue_to_the_broker")]
 
-
-@pytest.fixture(autouse=True)
-def enqueue_to_the_broker(monkeypatch):
-    """The suite runs tasks inline; here they must go through the ORM broker to the cluster."""
-    from django_q.conf import Conf
-
-    monkeypatch.setattr(Conf, "SYNC", False)
 
 
 def test_a_memory_remembered_through_mcp_is_embedded_by_the_worker_and_recalled(live_server, world: World):

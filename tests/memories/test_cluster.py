@@ -14,41 +14,27 @@ import sys
 import time
 from datetime import timedelta
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from django.conf import settings
-from django.db import connection
 from django.utils import timezone
-from django_q.models import OrmQ
 
 from memories.models import Memory, MemoryStats
+from tests.database import database_url
 from tests.factories import SpaceFactory, make_memory
 from tests.fakes.openai_embeddings import FakeEmbeddingServer
+from tests.queue import queued_count
 
-pytestmark = [pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.cluster, pytest.mark.usefixtures("enqueue_to_the_broker"),
+              pytest.mark.django_db(transaction=True)]
 ROOT = Path(settings.BASE_DIR)
 
 
-@pytest.fixture(autouse=True)
-def enqueue_to_the_broker(monkeypatch):
-    """The suite runs tasks inline; here they must go through the ORM broker to the cluster."""
-    from django_q.conf import Conf
-
-    monkeypatch.setattr(Conf, "SYNC", False)
-
-
-def _database_url() -> str:
-    db = connection.settings_dict
-    host = quote(db["HOST"], safe="") if db["HOST"].startswith("/") else db["HOST"]
-    password = f":{quote(db['PASSWORD'])}" if db.get("PASSWORD") else ""
-    port = f":{db['PORT']}" if db.get("PORT") else ""
-    return f"postgres://{db['USER']}{password}@{host}{port}/{db['NAME']}"
 
 
 def start_cluster(**env: str) -> subprocess.Popen:
     environment = {
-        **os.environ, "DATABASE_URL": _database_url(), "DJANGO_SETTINGS_MODULE": "samsite.settings.base",
+        **os.environ, "DATABASE_URL": database_url(), "DJANGO_SETTINGS_MODULE": "samsite.settings.base",
         "SAM_Q_WORKERS": "1", "SAM_Q_POLL_SECONDS": "0.2", **env,
     }
     return subprocess.Popen(
@@ -83,7 +69,7 @@ def test_a_running_worker_embeds_new_memories():
     space = SpaceFactory(slug="cluster-local")
     memories = [make_memory(space, title=f"Cluster memory {n}") for n in range(3)]
     assert {m.embedding_status for m in memories} == {"pending"}
-    assert OrmQ.objects.count() == 3
+    assert queued_count() == 3
     cluster = start_cluster()
     try:
         ids = [m.id for m in memories]
@@ -115,7 +101,7 @@ def test_a_failed_embedding_is_retried_by_the_cluster_scheduler():
         endpoint.fail_next = 1
         space = SpaceFactory(slug="cluster-retry")
         memory = make_memory(space)
-        assert OrmQ.objects.count() == 1
+        assert queued_count() == 1
         cluster = start_cluster(
             SAM_EMBEDDING_PROVIDER="openai", SAM_EMBEDDING_URL=endpoint.url,
             SAM_EMBEDDING_MODEL="fake-embed-1", SAM_EMBEDDING_RETRY_BASE_SECONDS="1",
@@ -154,3 +140,21 @@ def test_the_nightly_maintenance_runs_in_the_cluster():
     stats = MemoryStats.objects.get(memory=memory)
     assert stats.confidence < 0.45 * 0.98 ** 20  # thirty days of episodic decay, at least
     assert stats.decayed_at > timezone.now() - timedelta(minutes=5)
+
+
+def test_job_durations_reach_metrics_through_the_shared_multiprocess_folder(tmp_path, monkeypatch, client):
+    space = SpaceFactory(slug="cluster-metrics")
+    memory = make_memory(space, title="Timed job")
+    cluster = start_cluster(PROMETHEUS_MULTIPROC_DIR=str(tmp_path))
+    try:
+        wait_for(lambda: Memory.objects.get(pk=memory.id).embedding_status == "ready", timeout=90,
+                 process=cluster)
+    finally:
+        stop_cluster(cluster)
+    # The web process reads the folder the worker wrote its histogram into.
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    text = client.get("/metrics").content.decode()
+
+    line = next(line for line in text.splitlines() if line.startswith(
+        'sam_job_duration_seconds_count{func="memories.tasks.memory_embed",outcome="success"}'))
+    assert float(line.rsplit(" ", 1)[1]) >= 1

@@ -15,25 +15,20 @@ import uuid
 import psutil
 import pytest
 from django.db import connection
-from django_q.models import OrmQ, Task
+from django_q.models import Task
 
 from memories import embedding_jobs, services, tasks
 from memories.models import Memory
 from tests.factories import SYSTEM, SpaceFactory
 from tests.memories.test_cluster import start_cluster, stop_cluster, wait_for
+from tests.queue import purge_queue, queued_count, queued_tasks
 from tests.threads import in_thread
 
-pytestmark = [pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.cluster, pytest.mark.usefixtures("enqueue_to_the_broker"),
+              pytest.mark.django_db(transaction=True)]
 
 PROMISE_SECONDS = 60
 
-
-@pytest.fixture(autouse=True)
-def enqueue_to_the_broker(monkeypatch):
-    """The suite runs tasks inline; here they must go through the ORM broker to the cluster."""
-    from django_q.conf import Conf
-
-    monkeypatch.setattr(Conf, "SYNC", False)
 
 
 def create_memories(slug: str, count: int) -> list[str]:
@@ -59,7 +54,7 @@ def test_memories_whose_jobs_were_lost_are_embedded_when_a_cluster_starts():
     ids = create_memories("recovery-lost", 5)
     # The jobs enqueued on commit are gone (a purged queue, a web process that died
     # before enqueueing): nothing in the broker names these memories any more.
-    OrmQ.objects.all().delete()
+    purge_queue()
 
     cluster = start_cluster()
     try:
@@ -70,7 +65,7 @@ def test_memories_whose_jobs_were_lost_are_embedded_when_a_cluster_starts():
 
 def test_a_worker_killed_mid_batch_is_replaced_and_its_rows_finished():
     ids = create_memories("recovery-killed-worker", 400)
-    assert OrmQ.objects.count() == 1  # one job for the whole bulk
+    assert queued_count() == 1  # one job for the whole bulk
     cluster = start_cluster(SAM_EMBEDDING_BATCH_SIZE="8")
     try:
         wait_for(lambda: ready(ids) > 0, timeout=PROMISE_SECONDS, process=cluster)
@@ -173,7 +168,7 @@ def test_a_lost_enqueue_is_recovered_within_a_minute_while_the_workers_run(monke
         monkeypatch.undo()
         committed_at = time.monotonic()
         # Scheduled jobs (statistics, sweeps) may be queued at this moment; none names these rows.
-        queued = [q.task for q in OrmQ.objects.all()]
+        queued = queued_tasks()
         assert not [t for t in queued if t["func"] == "memories.tasks.memory_embed"
                     and set(t["kwargs"].get("memory_ids", ())) & set(ids)]
         wait_for(lambda: ready(ids) == len(ids), timeout=PROMISE_SECONDS, process=cluster)

@@ -4,7 +4,6 @@ compaction and a chain's summary all run in the worker, after the writes committ
 from __future__ import annotations
 
 import pytest
-from django_q.models import OrmQ
 
 from governance.access import SYSTEM
 from prd import services
@@ -13,16 +12,11 @@ from prd.services import DecisionInput, EventInput
 from prd.thoughts import ThoughtInput
 from tests.factories import SpaceFactory
 from tests.memories.test_cluster import start_cluster, stop_cluster, wait_for
+from tests.queue import queued_count
 
-pytestmark = [pytest.mark.cluster, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.cluster, pytest.mark.usefixtures("enqueue_to_the_broker"),
+              pytest.mark.django_db(transaction=True)]
 
-
-@pytest.fixture(autouse=True)
-def enqueue_to_the_broker(monkeypatch):
-    """The suite runs tasks inline; here they must go through the ORM broker to the cluster."""
-    from django_q.conf import Conf
-
-    monkeypatch.setattr(Conf, "SYNC", False)
 
 
 def test_a_worker_forms_memories_compacts_and_summarises_chains():
@@ -45,7 +39,7 @@ def test_a_worker_forms_memories_compacts_and_summarises_chains():
     services.thought_add(actor=SYSTEM, chain_id=chain.id, data=ThoughtInput(content="UTC; convert on display",
                                                                             revises=1))
     services.chain_complete(actor=SYSTEM, chain_id=chain.id)
-    assert OrmQ.objects.count() >= 3  # formation, compaction, chain summary: queued, not run
+    assert queued_count() >= 3  # formation, compaction, chain summary: queued, not run
     assert not FormedMemory.objects.exists()
 
     cluster = start_cluster()

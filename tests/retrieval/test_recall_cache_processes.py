@@ -1,4 +1,5 @@
-"""Cached recall answers across web processes, with the default (per process) cache.
+"""Cached recall answers across web processes, with the cache the run uses: per process by
+default, shared on Redis in the redis lane (`python -m tests.lanes redis`, SAM_CACHE_URL).
 
 Two gunicorn servers on loopback ports serve the test database, as two web processes of
 one install would. Each caches a recall answer; a change committed through the other
@@ -20,29 +21,22 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 
 from governance.access import SYSTEM
 from governance.services import api_token_issue, membership_revoke
 from memories.models import Memory
 from retrieval.models import RecallGeneration
+from tests.database import database_url
 from tests.factories import SpaceFactory, UserFactory, make_memory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(settings.BASE_DIR)
 TITLE = "Quartzpelican rollout checklist"
 
-
-def _database_url() -> str:
-    db = connection.settings_dict
-    host = quote(db["HOST"], safe="") if db["HOST"].startswith("/") else db["HOST"]
-    password = f":{quote(db['PASSWORD'])}" if db.get("PASSWORD") else ""
-    port = f":{db['PORT']}" if db.get("PORT") else ""
-    return f"postgres://{db['USER']}{password}@{host}{port}/{db['NAME']}"
 
 
 def _free_port() -> int:
@@ -52,13 +46,12 @@ def _free_port() -> int:
 
 
 class Server:
-    """One gunicorn process (one worker) with the default settings and cache."""
+    """One gunicorn process (one worker) with the default settings and the run's cache."""
 
     def __init__(self) -> None:
         self.port = _free_port()
-        environment = {**os.environ, "DATABASE_URL": _database_url(),
+        environment = {**os.environ, "DATABASE_URL": database_url(),
                        "DJANGO_SETTINGS_MODULE": "samsite.settings.base"}
-        environment.pop("SAM_CACHE_URL", None)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "samsite.wsgi:application", "--workers", "1",
              "--bind", f"127.0.0.1:{self.port}", "--timeout", "60"],
@@ -193,3 +186,22 @@ def test_the_generation_moves_once_per_committed_transaction_whatever_it_wrote(p
 
     assert after_one == before + 1
     assert after_batch == after_one + 1
+
+
+@pytest.mark.redis
+@pytest.mark.skipif(not os.environ.get("SAM_CACHE_URL"), reason="needs the shared cache (the redis lane)")
+def test_with_a_shared_cache_one_process_answers_from_what_the_other_computed(people, servers):
+    first, second = servers
+    token = people["viewer_token"]
+
+    assert recalled(first, token)[0] is False
+    cached, titles = recalled(second, token)  # never asked this process before
+
+    assert cached is True
+    assert TITLE in titles
+    # …and a change through one process still reaches the next answer of the other.
+    memory_id = people["memories"][TITLE].id
+    assert first.call("DELETE", f"/api/v1/memories/{memory_id}/", people["owner_token"])[0] == 204
+    cached, titles = recalled(second, token)
+    assert cached is False
+    assert titles == ["Ordinary rollout note"]

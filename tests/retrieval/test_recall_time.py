@@ -127,3 +127,26 @@ def test_a_window_anchored_to_an_event_starts_from_the_day_of_the_memory_that_te
     assert ranked[0]["id"] == turns[2].id
     assert ranked[0]["signals"]["time"] == 1.0
     assert all(item["signals"]["time"] < 1.0 for item in ranked[1:])
+
+
+def test_a_large_space_is_recounted_at_a_pace_not_after_every_write(space, on_commit):
+    """Counted a moment ago at 50,000 memories: the next write schedules the recount ~50 s on
+    (writes meanwhile add nothing), rather than reading the whole space again at once."""
+    from django.utils import timezone
+    from django_q.models import Schedule
+
+    from retrieval.models import SpaceTextStats
+
+    SpaceTextStats.objects.update_or_create(
+        space=space, defaults={"documents": 50_000, "average_length": 9.0, "stale": False,
+                               "refreshed_at": timezone.now()})
+    with on_commit():
+        make_memory(space, title="Quokka sightings", content="A quokka was seen near the ferry.")
+    with on_commit():
+        make_memory(space, title="Quokka diet", content="The quokka eats leaves and grasses.")
+
+    stats = SpaceTextStats.objects.get(space=space)
+    assert (stats.documents, stats.stale) == (50_000, True)  # not recounted yet
+    scheduled = Schedule.objects.get(func="retrieval.tasks.lexeme_stats_refresh")
+    assert scheduled.kwargs == repr({"space_ids": [space.id]})
+    assert 45 < (scheduled.next_run - timezone.now()).total_seconds() <= 50

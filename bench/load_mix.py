@@ -1,0 +1,519 @@
+"""Mixed load with locust: recall, writes and PRD events together against 100k memories.
+
+Closed-loop locust users (no think time) pick, per request, recall 80 %, create 15 % and PRD
+event 5 %: recall on the sealed 100k-memory space `speed-100000` (bench/recall_speed.py builds
+it), every query text new so neither the recall cache nor the query-embedding cache answers;
+create, a new memory in that space that the job worker embeds; PRD event, the next event of a
+realistic log (bench/prd_workload.py) on the user's own execution, started in setup in a space
+of its own. Each configuration (web processes x users) gets a fresh gunicorn with the shipped
+config (samsite/gunicorn_conf.py, SAM_WEB_WORKERS, 2 threads each) and a real
+`manage.py qcluster` (the shipped 2 workers), a warm-up, then a fixed measured window. After
+the window the queue is left to drain, the servers stop and the memories the run wrote are
+deleted, so the space is back at 100,000 memories for the next configuration (and for
+bench/recall_speed.py, which rebuilds a space whose count is off).
+
+locust runs on the same cores as SAM, in a child process of its own: it patches the process
+for gevent on import, which the Django side (psycopg, subprocesses) must not get.
+
+Run from the repository root (its own embedded Postgres under var/bench), with locust from
+requirements/bench.txt:
+
+    .venv/bin/python bench/load_mix.py [--users 2 4 8] [--web 1 2] [--seconds 60] [--warmup 10]
+                                       [--seed 7] [--track] [--out bench/results/load_mix.json]
+
+Writes bench/results/load_mix.json (or --out) and prints Markdown tables for docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import platform
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "bench" / "recall_corpus"
+RESULTS = ROOT / "bench" / "results" / "load_mix.json"
+PORT = 8768
+SPACE = "speed-100000"
+SIZE = 100_000
+# bench/recall_speed.py names the rows it builds m<size>x<n>; anything else in the space is ours.
+BUILT_PREFIX = f"m{SIZE}x"
+PRD_SPACE = "load-mix-prd"
+MIX = {"recall": 80, "create": 15, "prd_event": 5}
+SERVICES = ["billing", "search", "auth", "orders", "media", "reports", "notify", "catalog"]
+Q_WORKERS = 2  # the shipped default (SAM_Q_WORKERS)
+WEB_THREADS = 2  # the shipped default (SAM_WEB_THREADS)
+
+
+def corpus(name: str) -> list[dict]:
+    return [json.loads(line) for line in (CORPUS / name).read_text().splitlines() if line]
+
+
+def pct(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))], 1)
+
+
+# --- the load generator (child process; no Django here) ------------------------------
+
+@dataclass
+class Recorder:
+    """What the measured window saw: latencies and errors per request type, recall stages."""
+
+    measuring: bool = False
+    latencies: dict[str, list[float]] = field(default_factory=lambda: {name: [] for name in MIX})
+    errors: dict[str, int] = field(default_factory=lambda: dict.fromkeys(MIX, 0))
+    error_samples: list[str] = field(default_factory=list)
+    stages: list[dict[str, float]] = field(default_factory=list)
+
+    def on_request(self, request_type: str, name: str, response_time: float, response_length: int,
+                   exception: BaseException | None = None, **kwargs: Any) -> None:
+        """locust's request event: fires when a request completes (or fails)."""
+        if not self.measuring:
+            return
+        if exception is None:
+            self.latencies[name].append(response_time)
+            return
+        self.errors[name] += 1
+        if len(self.error_samples) < 20:
+            self.error_samples.append(f"{name}: {str(exception)[:300]}")
+
+
+def user_class(config: dict, record: Recorder) -> type:
+    """The locust user: an agent that recalls, writes memories and logs PRD events."""
+    import prd_workload  # bench/ is on sys.path: this script runs from it
+    from locust import FastHttpUser, constant, task
+
+    queries = corpus("queries.jsonl")
+    label = config["label"]
+    numbers = itertools.count()
+
+    class Agent(FastHttpUser):
+        host = config["host"]
+        wait_time = constant(0)  # closed loop: each user sends its next request when one returns
+        default_headers = {"Authorization": f"Bearer {config['token']}"}
+
+        def on_start(self) -> None:
+            self.n = next(numbers)
+            self.rng = random.Random(config["seed"] * 1000 + self.n)
+            self.counter = 0
+            self.execution = config["executions"][self.n % len(config["executions"])]
+            # Each user follows its own execution's log in order, so every event fits the state.
+            self.events = prd_workload.events(1_000_000, seed=config["seed"] + self.n)
+
+        def text(self) -> str:
+            self.counter += 1
+            row = queries[self.rng.randrange(len(queries))]
+            # Distinct per request, configuration and user: no recall or query-embedding cache hits.
+            service = SERVICES[self.counter % len(SERVICES)]
+            return f"{row['query']} ({service} {label} {self.n}-{self.counter})"
+
+        @task(MIX["recall"])
+        def recall(self) -> None:
+            body = {"spaces": [SPACE], "k": 5, "track": config["track"], "query": self.text()}
+            response = self.client.post("/api/v1/recall/", json=body, name="recall")
+            if record.measuring and response.status_code == 200:
+                record.stages.append(response.json()["data"]["timings_ms"])
+
+        @task(MIX["create"])
+        def create(self) -> None:
+            self.client.post("/api/v1/memories/", name="create", json={
+                "space": SPACE, "title": f"Load note {label} {self.n}-{self.counter}",
+                "content": f"Client {self.n} observed that {self.text()} needs a retry budget of "
+                           f"{self.rng.randint(1, 9)} attempts before paging the on-call engineer."})
+
+        @task(MIX["prd_event"])
+        def prd_event(self) -> None:
+            self.client.post(f"/api/v1/prd/executions/{self.execution}/events/", json=next(self.events),
+                             name="prd_event")
+
+    return Agent
+
+
+def run_locust(config_path: Path) -> None:
+    """Child process: warm up, print MEASURE-START, measure, print MEASURE-END, write the record.
+
+    The parent reads the two markers on stdout to take its CPU readings at the same moments.
+    """
+    import gevent
+    from locust.env import Environment
+
+    config = json.loads(config_path.read_text())
+    random.seed(config["seed"])  # locust picks each user's next task with the global RNG
+    record = Recorder()
+    env = Environment(user_classes=[user_class(config, record)], host=config["host"])
+    env.events.request.add_listener(record.on_request)
+    runner = env.create_local_runner()
+    runner.start(config["users"], spawn_rate=config["users"])
+    gevent.sleep(config["warmup"])
+    record.measuring = True
+    print("MEASURE-START", flush=True)
+    gevent.sleep(config["seconds"])
+    record.measuring = False
+    print("MEASURE-END", flush=True)
+    runner.quit()
+    Path(config["out"]).write_text(json.dumps({
+        "latencies": record.latencies, "errors": record.errors,
+        "error_samples": record.error_samples, "stages": record.stages}))
+
+
+# --- the driver (Django side) -------------------------------------------------------
+
+def start(command: list[str], env: dict[str, str], **kwargs: Any) -> subprocess.Popen:
+    return subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env}, start_new_session=True, **kwargs)
+
+
+def stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)  # the main process stops its own workers
+        try:
+            process.wait(timeout=40)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def tree_cpu_seconds(pid: int | None) -> float:
+    """CPU seconds used by a process and its descendants, including those already reaped
+    (a parent's children_* times), so short-lived workers and backends still count."""
+    if pid is None:
+        return 0.0
+    try:
+        root = psutil.Process(pid)
+        processes = [root, *root.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0.0
+    total = 0.0
+    for process in processes:
+        try:
+            t = process.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += t.user + t.system + t.children_user + t.children_system
+    return total
+
+
+def postmaster_pid(data_dir: Path) -> int | None:
+    """The embedded Postgres serving `data_dir` (its backends are the postmaster's children)."""
+    for process in psutil.process_iter(["cmdline"]):
+        cmdline = process.info["cmdline"] or []
+        if "-D" in cmdline and cmdline[cmdline.index("-D") + 1] == str(data_dir):
+            return process.pid
+    return None
+
+
+def machine_busy_seconds() -> float:
+    t = psutil.cpu_times()
+    return sum(t) - t.idle - getattr(t, "iowait", 0.0)
+
+
+def cpu_reading(pids: dict[str, int | None]) -> dict[str, float]:
+    return {**{name: tree_cpu_seconds(pid) for name, pid in pids.items()}, "machine": machine_busy_seconds()}
+
+
+def wait_until_up(server: subprocess.Popen, token: str) -> None:
+    import httpx
+
+    for _ in range(120):
+        if server.poll() is not None:
+            raise SystemExit("gunicorn exited during start-up")
+        try:
+            if httpx.get(f"http://127.0.0.1:{PORT}/api/v1/spaces/", timeout=2,
+                         headers={"Authorization": f"Bearer {token}"}).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    raise SystemExit("gunicorn did not answer")
+
+
+def setup() -> str:
+    """The 100k space (built if missing), a contributor there and owner of the PRD space;
+    returns a fresh API token."""
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from recall_speed import existing_space
+
+    from governance.access import SYSTEM
+    from governance.services import api_token_issue, membership_grant
+    from samsite.core.models import Space
+
+    call_command("migrate", verbosity=0)
+    space = existing_space(SIZE)
+    remove_written(space.id)  # what an interrupted run may have left
+    user, _ = get_user_model().objects.get_or_create(username="load-mix")
+    membership_grant(actor=SYSTEM, space=space, role="contributor", user=user)
+    prd_space, _ = Space.objects.get_or_create(slug=PRD_SPACE, defaults={"name": "load mix PRD"})
+    membership_grant(actor=SYSTEM, space=prd_space, role="owner", user=user)
+    _, raw = api_token_issue(user=user, name=f"load-mix-{int(time.time())}")
+    return raw
+
+
+def remove_written(space_id: int) -> int:
+    """Delete (through the service, so entities and counters follow) every memory of the
+    space that the build did not write; returns how many."""
+    from governance.access import SYSTEM
+    from memories.models import Memory
+    from memories.services import memory_delete
+
+    ids = list(Memory.objects.filter(space_id=space_id).exclude(id__startswith=BUILT_PREFIX)
+               .values_list("id", flat=True))
+    for memory_id in ids:
+        memory_delete(actor=SYSTEM, memory_id=memory_id)
+    return len(ids)
+
+
+def start_executions(token: str, label: str, users: int) -> list[str]:
+    """One PRD execution per user (its own log, so events never race for the same state)."""
+    import httpx
+
+    ids = []
+    with httpx.Client(base_url=f"http://127.0.0.1:{PORT}", timeout=30,
+                      headers={"Authorization": f"Bearer {token}"}) as client:
+        for n in range(users):
+            response = client.post("/api/v1/prd/executions/", json={
+                "space": PRD_SPACE, "prd_ref": f"load-mix/{label}/user-{n}", "title": f"Load mix {n}"})
+            response.raise_for_status()
+            ids.append(response.json()["execution"]["id"])
+    return ids
+
+
+def backlog(space_id: int, since: float) -> dict[str, int]:
+    """Jobs waiting in the ORM broker and memories written in the run not yet embedded."""
+    from datetime import UTC, datetime
+
+    from django_q.models import OrmQ
+
+    from memories.models import Memory
+
+    written = Memory.objects.filter(space_id=space_id, created_at__gte=datetime.fromtimestamp(since, UTC))
+    return {"queued_jobs": OrmQ.objects.count(),
+            "pending_embeddings": written.exclude(embedding_status="ready").count()}
+
+
+def queued_jobs() -> int:
+    from django_q.models import OrmQ
+
+    return OrmQ.objects.count()
+
+
+def job_lag(since: float) -> dict[str, dict]:
+    """Per job type enqueued since `since`: seconds from enqueue to done (django-q2 stamps
+    `started` when it enqueues), i.e. how far the worker lagged behind the writes."""
+    from datetime import UTC, datetime
+
+    from django_q.models import Task
+
+    lags: dict[str, list[float]] = {}
+    for func, enqueued, stopped in Task.objects.filter(
+            started__gte=datetime.fromtimestamp(since, UTC)).values_list("func", "started", "stopped"):
+        lags.setdefault(func.rsplit(".", 1)[-1], []).append((stopped - enqueued).total_seconds())
+    return {func: {"n": len(v), "p50": pct(v, 50), "p95": pct(v, 95), "max": round(max(v), 1)}
+            for func, v in sorted(lags.items())}
+
+
+def drain(space_id: int, since: float, limit: float) -> float | None:
+    """Seconds until the worker has caught up (None: not within `limit`)."""
+    began = time.monotonic()
+    while time.monotonic() - began < limit:
+        if not any(backlog(space_id, since).values()):
+            return round(time.monotonic() - began, 1)
+        time.sleep(1)
+    return None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One configuration and the run-wide settings."""
+
+    web: int
+    users: int
+    seconds: int
+    warmup: int
+    seed: int
+    track: bool
+    drain_limit: int
+
+    @property
+    def label(self) -> str:
+        return f"w{self.web}u{self.users}s{self.seed}t{int(time.time())}"
+
+
+def run_configuration(plan: Plan, *, token: str, space_id: int) -> dict:
+    from django.conf import settings
+
+    label = plan.label
+    load_before = os.getloadavg()
+    since = time.time()
+    server = start([str(Path(sys.executable).with_name("gunicorn")), "-c", "samsite/gunicorn_conf.py",
+                    "samsite.wsgi", "--log-level", "warning"],
+                   {"SAM_PORT": str(PORT), "SAM_WEB_WORKERS": str(plan.web), "SAM_WEB_ACCESS_LOG": "",
+                    "SAM_DEBUG": "0"}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cluster = start([sys.executable, "manage.py", "qcluster"], {"SAM_Q_WORKERS": str(Q_WORKERS)},
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workdir = Path(tempfile.mkdtemp(prefix="load-mix-"))
+    try:
+        wait_until_up(server, token)
+        # Jobs an earlier benchmark left queued in this store would otherwise run during
+        # the window (seen once: 2,000 stale embedding jobs); let the cluster clear them first.
+        stale = queued_jobs()
+        began = time.monotonic()
+        while queued_jobs() and time.monotonic() - began < plan.drain_limit:
+            time.sleep(1)
+        config = {"host": f"http://127.0.0.1:{PORT}", "token": token, "label": label, "users": plan.users,
+                  "seconds": plan.seconds, "warmup": plan.warmup, "seed": plan.seed, "track": plan.track,
+                  "executions": start_executions(token, label, plan.users), "out": str(workdir / "out.json")}
+        (workdir / "config.json").write_text(json.dumps(config))
+        locust = start([sys.executable, __file__, "--locust-child", str(workdir / "config.json")], {},
+                       stdout=subprocess.PIPE, text=True)
+        pids = {"web": server.pid, "worker": cluster.pid, "locust": locust.pid,
+                "postgres": postmaster_pid(Path(settings.SAM_EMBEDDED_DB_DIR))}
+        readings, at_end, window_start = {}, {}, time.time()
+        assert locust.stdout is not None
+        for line in locust.stdout:
+            marker = line.strip()
+            if marker in ("MEASURE-START", "MEASURE-END"):
+                readings[marker] = (time.monotonic(), cpu_reading(pids))
+                if marker == "MEASURE-START":
+                    window_start = time.time()
+                if marker == "MEASURE-END":
+                    at_end = backlog(space_id, since)
+        if locust.wait() != 0 or len(readings) != 2:
+            raise SystemExit(f"locust failed (exit {locust.returncode})")
+        drained = drain(space_id, since, plan.drain_limit)
+        lag = job_lag(window_start)
+    finally:
+        stop(server)
+        stop(cluster)
+    removed = remove_written(space_id)
+    record = json.loads((workdir / "out.json").read_text())
+    return summarise(plan, record, readings, extra={
+        "loadavg_before": [round(x, 2) for x in load_before], "stale_jobs_before": stale,
+        "backlog_at_end": at_end, "job_lag_seconds": lag,
+        "drain_seconds": drained, "memories_removed_after": removed})
+
+
+def summarise(plan: Plan, record: dict, readings: dict, *, extra: dict) -> dict:
+    (t0, cpu0), (t1, cpu1) = readings["MEASURE-START"], readings["MEASURE-END"]
+    wall = t1 - t0
+    cores = {name: round((cpu1[name] - cpu0[name]) / wall, 2) for name in cpu0}
+    cores["other"] = round(cores["machine"] - sum(v for k, v in cores.items() if k != "machine"), 2)
+    per_type = {}
+    for name in MIX:
+        values = record["latencies"][name]
+        per_type[name] = {"n": len(values), "rps": round(len(values) / plan.seconds, 2),
+                          "errors": record["errors"][name], "p50": pct(values, 50), "p95": pct(values, 95),
+                          "p99": pct(values, 99)}
+    stages = record["stages"]
+    names = sorted({k for s in stages for k in s if k != "total"})
+    totals = [s["total"] for s in stages]
+    recall_http = record["latencies"]["recall"]
+    return {
+        "web_workers": plan.web, "users": plan.users, "seconds": plan.seconds,
+        # As memories/worker_threads.py sizes it: SAM_WEB_BLAS_THREADS, else cores / web processes.
+        "web_blas_threads": int(os.environ.get("SAM_WEB_BLAS_THREADS") or 0)
+        or max(1, (os.cpu_count() or 1) // plan.web),
+        "requests": sum(t["n"] for t in per_type.values()),
+        "rps": round(sum(t["n"] for t in per_type.values()) / plan.seconds, 1),
+        "errors": sum(t["errors"] for t in per_type.values()), "error_samples": record["error_samples"],
+        "per_type": per_type,
+        "recall_server_ms": {"mean": round(statistics.mean(totals), 1) if totals else None,
+                             "p50": pct(totals, 50), "p95": pct(totals, 95)},
+        # HTTP round trip minus the pipeline: waiting for a free gunicorn thread (and the
+        # GIL), Django and DRF around the view, serialising, loopback and locust's own delay.
+        "recall_outside_pipeline_mean_ms": (round(statistics.mean(recall_http) - statistics.mean(totals), 1)
+                                            if totals and recall_http else None),
+        "recall_stage_mean_ms": dict(sorted(
+            ((n, round(statistics.mean(s.get(n, 0) for s in stages), 2)) for n in names),
+            key=lambda kv: -kv[1])),
+        "cpu_cores_used": cores, **extra,
+    }
+
+
+def fmt(t: dict) -> str:
+    return f"{t['p50']} / {t['p95']} / {t['p99']}"
+
+
+def tables(results: dict) -> str:
+    lines = ["| web procs | users | req/s | errors | recall req/s | recall p50 / p95 / p99 ms | "
+             "create p50 / p95 / p99 | PRD event p50 / p95 / p99 | CPU cores: web / worker / Postgres / "
+             "locust / other |", "|" + "---|" * 9]
+    for c in results["configurations"]:
+        t, cpu = c["per_type"], c["cpu_cores_used"]
+        cores = " / ".join(str(cpu[name]) for name in ("web", "worker", "postgres", "locust", "other"))
+        lines.append(f"| {c['web_workers']} | {c['users']} | {c['rps']} | {c['errors']} | "
+                     f"{t['recall']['rps']} | {fmt(t['recall'])} | {fmt(t['create'])} | "
+                     f"{fmt(t['prd_event'])} | {cores} |")
+    lines += ["", "| web procs | users | recall HTTP mean | server mean / p95 | outside the pipeline | "
+              "largest stages (mean ms) | jobs queued at end | drain s |", "|" + "---|" * 8]
+    for c in results["configurations"]:
+        top = ", ".join(f"{k} {v}" for k, v in list(c["recall_stage_mean_ms"].items())[:5])
+        values = c["per_type"]["recall"]
+        http = c["recall_server_ms"]["mean"] + c["recall_outside_pipeline_mean_ms"] if values["n"] else None
+        lines.append(f"| {c['web_workers']} | {c['users']} | {round(http, 1) if http else '-'} | "
+                     f"{c['recall_server_ms']['mean']} / {c['recall_server_ms']['p95']} | "
+                     f"{c['recall_outside_pipeline_mean_ms']} | {top} | "
+                     f"{c['backlog_at_end']['queued_jobs']} | {c['drain_seconds']} |")
+    return "\n".join(lines)
+
+
+def drive(args: argparse.Namespace) -> None:
+    import benchenv  # noqa: F401  (Django set up against var/bench)
+
+    from samsite.core.models import Space
+
+    token = setup()
+    space_id = Space.objects.get(slug=SPACE).id
+    results: dict = {
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores (locust, SAM and Postgres share them)",
+        "python": platform.python_version(), "memories": SIZE, "mix_percent": MIX,
+        "web_threads_per_worker": WEB_THREADS, "q_workers": Q_WORKERS, "seconds": args.seconds,
+        "warmup_seconds": args.warmup, "seed": args.seed, "track": args.track, "configurations": []}
+    for web in args.web:
+        for users in args.users:
+            plan = Plan(web=web, users=users, seconds=args.seconds, warmup=args.warmup, seed=args.seed,
+                        track=args.track, drain_limit=args.drain)
+            results["configurations"].append(run_configuration(plan, token=token, space_id=space_id))
+            print(json.dumps(results["configurations"][-1]), file=sys.stderr, flush=True)
+            # Written after every configuration, so an interrupted run keeps what finished.
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps(results, indent=2) + "\n")
+    print(tables(results))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--users", type=int, nargs="+", default=[2, 4, 8])
+    parser.add_argument("--web", type=int, nargs="+", default=[1, 2], help="gunicorn worker processes")
+    parser.add_argument("--seconds", type=int, default=60, help="measured window per configuration")
+    parser.add_argument("--warmup", type=int, default=10, help="unmeasured load before the window")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--track", action="store_true", help="recall with track: true, as agents' recalls do")
+    parser.add_argument("--drain", type=int, default=180, help="longest wait for the worker to catch up")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--locust-child", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.locust_child:
+        run_locust(args.locust_child)
+    else:
+        drive(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Test lanes: parts of the suite run against real services the default run does not start."""

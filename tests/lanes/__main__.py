@@ -1,0 +1,150 @@
+"""Run the suite's lanes against real services: Redis, an external Postgres, a streaming replica.
+
+    .venv/bin/python -m tests.lanes [redis] [external] [replica]     (all three by default)
+
+Several lanes run at once, each in its own process with its own servers and test database,
+its output shown when it ends: the redis lane mostly waits on job schedulers, the external
+lane mostly computes, so together they take about as long as the longer of the two.
+
+- redis: the queue and cache tests, with django-q2 on a Redis broker and the shared cache on
+  Redis (`SAM_Q_BROKER=redis`, `SAM_CACHE_URL`), a private redis-server (the system package).
+- external: the whole suite (but the browser and schema-fuzz runs, which do not touch the
+  database differently) against a Postgres reached over TCP with a password, as a role that is
+  not a superuser, through `DATABASE_URL`; the vector extension is created by the superuser.
+- replica: the replica tests (`-m replica`) with `SAM_REPLICA_URL` on a streaming replica
+  cloned with pg_basebackup.
+
+The servers come from the embedded Postgres package's binaries and live in a temporary folder.
+Extra arguments after `--` go to pytest.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+from tests.lanes.servers import PostgresCluster, RedisServer
+
+ROOT = Path(__file__).resolve().parents[2]
+APP_ROLE, APP_PASSWORD, APP_DATABASE = "sam", "lane-app-pw", "sam"
+
+
+def _postgres(root: Path, stack: ExitStack) -> PostgresCluster:
+    """A primary with SAM's database owned by a role that may create databases, nothing more."""
+    primary = PostgresCluster(root=root)
+    primary.init()
+    primary.start()
+    stack.callback(primary.stop)
+    primary.execute(f"CREATE ROLE {APP_ROLE} LOGIN CREATEDB PASSWORD '{APP_PASSWORD}'")
+    # New databases (the test database among them) are copies of template1: with pgvector.
+    primary.execute("CREATE EXTENSION vector", dbname="template1")
+    # The replica tests pause and resume replay to make the replica lag on purpose.
+    for function in ("pg_wal_replay_pause()", "pg_wal_replay_resume()"):
+        primary.execute(f"GRANT EXECUTE ON FUNCTION {function} TO {APP_ROLE}", dbname="template1")
+    primary.execute(f"CREATE DATABASE {APP_DATABASE} OWNER {APP_ROLE}")
+    # Only for the tests: their clean-up truncates the append-only audit table, which the test
+    # database allows through this setting (tests/conftest.py). SAM itself never needs it.
+    primary.execute(f"GRANT SET ON PARAMETER sam.audit_allow_truncate TO {APP_ROLE}")
+    return primary
+
+
+@contextmanager
+def redis_lane(tmp: Path) -> Iterator[tuple[dict[str, str], list[list[str]]]]:
+    with ExitStack() as stack:
+        redis = RedisServer(root=tmp / "redis")
+        redis.start()
+        stack.callback(redis.stop)
+        env = {"SAM_Q_BROKER": "redis", "SAM_REDIS_URL": redis.url(0), "SAM_CACHE_URL": redis.url(1)}
+        yield env, [
+            ["tests/retrieval", "tests/test_health.py", "tests/test_metrics.py",
+             "tests/test_query_counts.py"],
+            ["-m", "cluster or redis"],
+        ]
+
+
+@contextmanager
+def external_lane(tmp: Path) -> Iterator[tuple[dict[str, str], list[list[str]]]]:
+    with ExitStack() as stack:
+        primary = _postgres(tmp / "external", stack)
+        env = {"DATABASE_URL": primary.url(APP_DATABASE, user=APP_ROLE, password=APP_PASSWORD)}
+        # The job-cluster tests reach the database as the rest do; the redis lane runs them.
+        yield env, [["-m", "not browser and not schema_fuzz and not cluster"]]
+
+
+@contextmanager
+def replica_lane(tmp: Path) -> Iterator[tuple[dict[str, str], list[list[str]]]]:
+    with ExitStack() as stack:
+        primary = _postgres(tmp / "primary", stack)
+        standby = primary.replica(tmp / "standby")
+        standby.start()
+        stack.callback(standby.stop)
+        env = {
+            "DATABASE_URL": primary.url(APP_DATABASE, user=APP_ROLE, password=APP_PASSWORD),
+            "SAM_REPLICA_URL": standby.url(APP_DATABASE, user=APP_ROLE, password=APP_PASSWORD),
+            # The replica tests stop and start the standby themselves.
+            "SAM_LANE_REPLICA_ROOT": str(standby.root), "SAM_LANE_REPLICA_PORT": str(standby.port),
+        }
+        yield env, [["-m", "replica"]]
+
+
+LANES: dict[str, Callable[[Path], contextmanager]] = {
+    "redis": redis_lane, "external": external_lane, "replica": replica_lane,
+}
+
+
+def run(name: str, extra: list[str]) -> int:
+    print(f"\n=== lane: {name} ===", flush=True)
+    with tempfile.TemporaryDirectory(prefix=f"sam-lane-{name}-") as tmp:
+        root = Path(tmp)
+        root.chmod(0o755)  # the server's own user must reach its folders below
+        with LANES[name](root) as (env, runs):
+            environment = {**os.environ, **env, "SAM_TEST_DB_SUFFIX": f"_lane_{name}"}
+            for arguments in runs:
+                command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *arguments, *extra]
+                code = subprocess.call(command, cwd=ROOT, env=environment)
+                if code != 0:
+                    return code
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    extra: list[str] = []
+    if "--" in argv:
+        argv, extra = argv[:argv.index("--")], argv[argv.index("--") + 1:]
+    names = argv or list(LANES)
+    unknown = [name for name in names if name not in LANES]
+    if unknown:
+        print(f"unknown lane(s): {', '.join(unknown)}; choose from {', '.join(LANES)}", file=sys.stderr)
+        return 2
+    if len(names) == 1:
+        return run(names[0], extra)
+    return run_together(names, extra)
+
+
+def run_together(names: list[str], extra: list[str]) -> int:
+    with tempfile.TemporaryDirectory(prefix="sam-lanes-") as tmp:
+        started = {}
+        for name in names:
+            log = (Path(tmp) / f"{name}.log").open("w")
+            command = [sys.executable, "-m", "tests.lanes", name, "--", *extra]
+            started[name] = (subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT), log)
+        failed = []
+        for name, (process, log) in started.items():
+            code = process.wait()
+            log.close()
+            print(Path(log.name).read_text(), end="", flush=True)
+            if code != 0:
+                failed.append(name)
+    if failed:
+        print(f"lane(s) failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
