@@ -59,6 +59,7 @@ bench: install $(VENV)/.bench-installed
 	$(BIN)/python bench/extraction_eval.py
 	$(BIN)/python bench/chat_import_speed.py
 	$(BIN)/python bench/load_mix.py
+	$(BIN)/python bench/scale_1m.py
 
 clean-db:
 	-$(BIN)/python manage.py sam_db stop

@@ -410,6 +410,7 @@ def run_configuration(plan: Plan, *, token: str, space_id: int) -> dict:
 
 
 def summarise(plan: Plan, record: dict, readings: dict, *, extra: dict) -> dict:
+    from memories.worker_threads import web_blas_threads  # Django is set up by now
     (t0, cpu0), (t1, cpu1) = readings["MEASURE-START"], readings["MEASURE-END"]
     wall = t1 - t0
     cores = {name: round((cpu1[name] - cpu0[name]) / wall, 2) for name in cpu0}
@@ -426,9 +427,9 @@ def summarise(plan: Plan, record: dict, readings: dict, *, extra: dict) -> dict:
     recall_http = record["latencies"]["recall"]
     return {
         "web_workers": plan.web, "users": plan.users, "seconds": plan.seconds,
-        # As memories/worker_threads.py sizes it: SAM_WEB_BLAS_THREADS, else cores / web processes.
-        "web_blas_threads": int(os.environ.get("SAM_WEB_BLAS_THREADS") or 0)
-        or max(1, (os.cpu_count() or 1) // plan.web),
+        # As gunicorn's post_fork hook sizes it (memories/worker_threads.py).
+        "web_blas_threads": web_blas_threads(workers=plan.web,
+                                             threads=int(os.environ.get("SAM_WEB_THREADS") or 2)),
         "requests": sum(t["n"] for t in per_type.values()),
         "rps": round(sum(t["n"] for t in per_type.values()) / plan.seconds, 1),
         "errors": sum(t["errors"] for t in per_type.values()), "error_samples": record["error_samples"],
