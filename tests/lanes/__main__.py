@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
 
 from tests.lanes.servers import PostgresCluster, RedisServer
@@ -92,7 +92,10 @@ def replica_lane(tmp: Path) -> Iterator[tuple[dict[str, str], list[list[str]]]]:
         yield env, [["-m", "replica"]]
 
 
-LANES: dict[str, Callable[[Path], contextmanager]] = {
+# A lane: its servers, started for as long as its pytest runs last; yields the environment
+# and the pytest argument lists to run.
+Lane = Callable[[Path], AbstractContextManager[tuple[dict[str, str], list[list[str]]]]]
+LANES: dict[str, Lane] = {
     "redis": redis_lane, "external": external_lane, "replica": replica_lane,
 }
 
