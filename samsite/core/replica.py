@@ -130,7 +130,6 @@ class _Reading:
     wrote: bool = False
     replica_failed: bool = False
     can_retry: bool = False  # nothing to replay (a GET) or the body kept for a second run
-    used_replica: bool = False
     choice: str | None = None
 
 
@@ -148,7 +147,6 @@ def read_alias() -> str:
     if state.choice is None:
         # Decided once a request, so its reads see one state of the data.
         state.choice = REPLICA_ALIAS if health.usable(needs=state.needs) else DEFAULT_DB_ALIAS
-    state.used_replica = state.used_replica or state.choice == REPLICA_ALIAS
     return state.choice
 
 
