@@ -23,10 +23,14 @@ from pathlib import Path
 import grimp
 
 HERE = Path(__file__).resolve().parents[1]
-PACKAGES = ("samsite", "governance", "memories", "retrieval", "prd")
-# Lowest first. A module of one layer may import its own and those before it.
+PACKAGES = ("core", "samsite", "governance", "memories", "retrieval", "prd")
+APPS = ("governance", "memories", "retrieval", "prd")
+# Lowest first. A module of one layer may import its own and those before it. The ground sat
+# inside samsite (samsite.core, samsite.api, …) before it became the top-level `core`; both
+# spellings are listed so that the report measures either tree.
 LAYERS = (
-    ("samsite.core", "samsite.api", "samsite.embedded_db", "samsite.settings"),
+    ("core", "samsite.core", "samsite.api", "samsite.embedded_db", "samsite.embedded_backend",
+     "samsite.settings"),
     ("governance",),
     ("memories",),
     ("retrieval",),
@@ -44,9 +48,15 @@ def layer_of(module: str) -> int:
     return best
 
 
+# Long lists of words or patterns, not logic: left out of the size limits.
+DATA_MODULES = ("governance.redaction.name_lexicon", "governance.redaction.public_names")
+MAX_FUNCTION_LINES = 80
+MAX_MODULE_LINES = 600
+
+
 def source_files(root: Path) -> list[Path]:
-    return sorted(p for package in PACKAGES for p in (root / package).rglob("*.py")
-                  if "migrations" not in p.parts)
+    return sorted(p for package in PACKAGES if (root / package).is_dir()
+                  for p in (root / package).rglob("*.py") if "migrations" not in p.parts)
 
 
 def module_name(root: Path, path: Path) -> str:
@@ -154,6 +164,43 @@ def function_local_imports(path: Path, module: str, *, in_ready: bool = False) -
     return sorted(set(found))
 
 
+def long_functions(path: Path, module: str) -> list[dict[str, object]]:
+    """Functions (methods too) longer than MAX_FUNCTION_LINES, decorators and docstring included."""
+    tree = ast.parse(path.read_text())
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            lines = (node.end_lineno or node.lineno) - start + 1
+            if lines > MAX_FUNCTION_LINES:
+                found.append({"function": f"{module}.{node.name}", "lines": lines})
+    return found
+
+
+def modules_at_top(root: Path) -> dict[str, int]:
+    """Each app's Python modules directly in its folder (sub-packages count as one)."""
+    counts = {}
+    for app in APPS:
+        folder = root / app
+        files = [p for p in folder.glob("*.py") if p.name != "__init__.py"]
+        packages = [p for p in folder.iterdir() if p.is_dir() and (p / "__init__.py").exists()
+                    and p.name not in ("migrations", "management", "tests")]
+        counts[app] = len(files) + len(packages)
+    return counts
+
+
+def package_arrows(graph: grimp.ImportGraph, modules: list[str]) -> list[str]:
+    """Arrows between the top-level packages that point up the layers (site wiring on top)."""
+    order = {"core": 0, "governance": 1, "memories": 2, "retrieval": 3, "prd": 4, "samsite": 5}
+    arrows = set()
+    for a in modules:
+        for b in graph.find_modules_directly_imported_by(a):
+            top_a, top_b = a.split(".")[0], b.split(".")[0]
+            if top_b in order and top_a != top_b and order[top_b] > order[top_a]:
+                arrows.add(f"{top_a} -> {top_b}")
+    return sorted(arrows)
+
+
 def cycles(graph: grimp.ImportGraph, modules: list[str]) -> list[list[str]]:
     """Strongly connected components (more than one module) of the import graph."""
     index: dict[str, int] = {}
@@ -198,7 +245,7 @@ def main() -> None:
     args = parser.parse_args()
     root = args.root.resolve()
     owners = models_by_app(root)
-    graph = grimp.build_graph(*PACKAGES, cache_dir=None)
+    graph = grimp.build_graph(*(p for p in PACKAGES if (root / p).is_dir()), cache_dir=None)
     files = source_files(root)
     modules = sorted(m for m in graph.modules if m.split(".")[0] in PACKAGES and "migrations" not in m)
     upward = sorted(f"{a} -> {b}" for a in modules for b in graph.find_modules_directly_imported_by(a)
@@ -208,6 +255,7 @@ def main() -> None:
     local: list[str] = []
     in_ready: list[str] = []
     sizes = []
+    long: list[dict[str, object]] = []
     for path in files:
         module = module_name(root, path)
         found_labels, found_tables = foreign_names(path, module, owners)
@@ -216,6 +264,11 @@ def main() -> None:
         local += function_local_imports(path, module)
         in_ready += function_local_imports(path, module, in_ready=True)
         sizes.append((len(path.read_text().splitlines()), module))
+        long += long_functions(path, module)
+    over = sorted(((n, m) for n, m in sizes if n > MAX_MODULE_LINES and m not in DATA_MODULES),
+                  reverse=True)
+    long.sort(key=lambda f: (-int(str(f["lines"])), str(f["function"])))
+    arrows = package_arrows(graph, modules)
     found_cycles = cycles(graph, modules)
     result = {
         "cycles": len(found_cycles), "cycle_members": found_cycles,
@@ -224,13 +277,21 @@ def main() -> None:
         "foreign_tables_in_sql": len(tables), "foreign_table_list": tables,
         "function_local_project_imports": len(local), "function_local_import_list": local,
         "imports_in_app_ready": len(in_ready),
-        "largest_modules": [{"module": m, "lines": n} for n, m in sorted(sizes, reverse=True)[:10]],
+        "package_arrows_up": len(arrows), "package_arrow_up_list": arrows,
+        "functions_over_80_lines": len(long), "long_function_list": long,
+        "modules_over_600_lines": len(over),
+        "module_over_600_list": [{"module": m, "lines": n} for n, m in over],
+        "modules_at_top_of_app": modules_at_top(root),
+        "largest_modules": [{"module": m, "lines": n} for n, m in sorted(sizes, reverse=True)
+                            if m not in DATA_MODULES][:10],
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     for key in ("cycles", "upward_imports", "foreign_model_labels", "foreign_tables_in_sql",
-                "function_local_project_imports", "imports_in_app_ready"):
+                "function_local_project_imports", "imports_in_app_ready", "package_arrows_up",
+                "functions_over_80_lines", "modules_over_600_lines"):
         print(f"{key}: {result[key]}")
+    print("modules at the top of each app:", result["modules_at_top_of_app"])
     print("largest:", ", ".join(f"{m['module']} {m['lines']}" for m in result["largest_modules"][:3]))
     print(f"wrote {args.out}")
 
