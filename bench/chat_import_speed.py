@@ -24,11 +24,12 @@ from benchenv import ROOT
 from django.core.management import call_command
 from django_q.conf import Conf
 
+from core.models import Space
 from governance import spaces as space_services
 from governance.access import SYSTEM
-from memories import embedding_jobs, hooks
+from memories import hooks
+from memories.embeddings import jobs as embedding_jobs
 from memories.models import Memory
-from samsite.core.models import Space
 
 OUT = ROOT / "var" / "bench_chat" / "projects"
 RESULTS = ROOT / "bench" / "results" / "chat_import_speed.json"

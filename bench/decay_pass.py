@@ -3,7 +3,7 @@
 Uses the 100k space of bench/recall_speed.py (built once in var/bench, real vectors, sealed
 rows, an HNSW index). Each pass starts from a day of decay owed by every memory. Measured:
 
-- the pass alone (memories.maintenance.decay_pass), several times;
+- the pass alone (memories.lifecycle.maintenance.decay_pass), several times;
 - recall through the HTTP API (gunicorn, 1 worker, 2 threads, the result cache off, a new
   query text each time) with no pass running, then while passes run back to back;
 - that the pass rewrote no memory row (the rows that carry the vectors): the table's update
@@ -32,7 +32,7 @@ from recall_speed import existing_space, pct, queries, start_server
 
 from governance.access import SYSTEM
 from governance.services import api_token_issue, membership_grant
-from memories import maintenance
+from memories.lifecycle import maintenance
 
 RESULTS = ROOT / "bench" / "results" / "decay_pass.json"
 SIZE = 100_000

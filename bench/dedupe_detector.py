@@ -1,6 +1,6 @@
 """Precision and recall of the write-time duplicate and contradiction detector.
 
-Scores memories.dedupe.judge on the labelled pairs in bench/data/dedupe_pairs.jsonl
+Scores memories.lifecycle.dedupe.judge on the labelled pairs in bench/data/dedupe_pairs.jsonl
 (older statement, newer statement, label duplicate | contradiction | distinct), with the
 cosine of the two texts under the local embedding model, as the embedding job sees them.
 The `dev` split was used to write the rules; `heldout` was written first and scored once.
@@ -21,8 +21,8 @@ from collections import Counter
 
 from benchenv import ROOT
 
-from memories import dedupe, write_checks
 from memories.embeddings import registry
+from memories.lifecycle import dedupe, write_checks
 
 PAIRS = ROOT / "bench" / "data" / "dedupe_pairs.jsonl"
 CORPUS = ROOT / "bench" / "recall_corpus" / "memories.jsonl"
@@ -57,7 +57,7 @@ def score(rows: list[dict]) -> dict:
 def corpus_load(provider) -> dict:
     """What the checks would raise on a store of project knowledge with no labels: each
     memory of bench/recall_corpus against its five nearest older memories of its space
-    (cosine ≥ 0.45), the first pair that is not distinct, as memories.write_checks does."""
+    (cosine ≥ 0.45), the first pair that is not distinct, as memories.lifecycle.write_checks does."""
     memories = [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]
     vectors = provider.embed([m["content"] for m in memories])
     found: Counter[str] = Counter()

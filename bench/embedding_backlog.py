@@ -148,7 +148,7 @@ def main() -> None:
           f"{result['memories_per_s']} memories/s | {ceiling} memories/s | "
           f"first ready after {result['first_ready_s']} s | "
           f"about {results['previous_sweep_minutes_for_backlog']} min |")
-    from samsite import embedded_db
+    from core import embedded_db
 
     data_dir = settings.SAM_EMBEDDED_DB_DIR
     if data_dir is not None and embedded_db.started_by_this_process(data_dir):

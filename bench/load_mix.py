@@ -250,9 +250,9 @@ def setup() -> str:
     from django.core.management import call_command
     from recall_speed import existing_space
 
+    from core.models import Space
     from governance.access import SYSTEM
     from governance.services import api_token_issue, membership_grant
-    from samsite.core.models import Space
 
     call_command("migrate", verbosity=0)
     space = existing_space(SIZE)
@@ -410,7 +410,7 @@ def run_configuration(plan: Plan, *, token: str, space_id: int) -> dict:
 
 
 def summarise(plan: Plan, record: dict, readings: dict, *, extra: dict) -> dict:
-    from memories.worker_threads import web_blas_threads  # Django is set up by now
+    from memories.embeddings.worker_threads import web_blas_threads  # Django is set up by now
     (t0, cpu0), (t1, cpu1) = readings["MEASURE-START"], readings["MEASURE-END"]
     wall = t1 - t0
     cores = {name: round((cpu1[name] - cpu0[name]) / wall, 2) for name in cpu0}
@@ -427,7 +427,7 @@ def summarise(plan: Plan, record: dict, readings: dict, *, extra: dict) -> dict:
     recall_http = record["latencies"]["recall"]
     return {
         "web_workers": plan.web, "users": plan.users, "seconds": plan.seconds,
-        # As gunicorn's post_fork hook sizes it (memories/worker_threads.py).
+        # As gunicorn's post_fork hook sizes it (memories/embeddings/worker_threads.py).
         "web_blas_threads": web_blas_threads(workers=plan.web,
                                              threads=int(os.environ.get("SAM_WEB_THREADS") or 2)),
         "requests": sum(t["n"] for t in per_type.values()),
@@ -477,7 +477,7 @@ def tables(results: dict) -> str:
 def drive(args: argparse.Namespace) -> None:
     import benchenv  # noqa: F401  (Django set up against var/bench)
 
-    from samsite.core.models import Space
+    from core.models import Space
 
     token = setup()
     space_id = Space.objects.get(slug=SPACE).id

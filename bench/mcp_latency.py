@@ -27,11 +27,11 @@ from mcp.client.streamable_http import streamable_http_client
 # Django is set up by prd_benchenv, so it comes first.
 from prd_benchenv import PORT, ROOT, ms, pct, start_gunicorn, stop, stop_database_if_started
 
+from core.models import Space
 from governance.access import SYSTEM
 from governance.services import api_token_issue
 from memories import services, tasks
 from retrieval.tasks import lexeme_stats_refresh
-from samsite.core.models import Space
 
 RESULTS = ROOT / "bench" / "results" / "mcp_latency.json"
 SPACE = "mcp-bench"

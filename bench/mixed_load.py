@@ -37,10 +37,10 @@ from django.test.utils import setup_test_environment
 from django_q.conf import Conf
 from rest_framework.test import APIClient
 
+from core.models import Space
 from governance.access import SYSTEM
 from governance.services import api_token_issue, membership_grant
 from memories.models import Memory
-from samsite.core.models import Space
 
 CORPUS = ROOT / "bench" / "recall_corpus"
 RESULTS = ROOT / "bench" / "results" / "mixed_load.json"

@@ -79,7 +79,7 @@ def stop_database_if_started() -> None:
     from django.conf import settings
     from django.db import connections
 
-    from samsite import embedded_db
+    from core import embedded_db
 
     data_dir = settings.SAM_EMBEDDED_DB_DIR
     if data_dir is not None and embedded_db.started_by_this_process(data_dir):

@@ -40,10 +40,10 @@ from django.core.management import call_command
 from django.db.models import F
 from prd_workload import closing, events
 
+from core.models import Space
 from governance.access import SYSTEM
 from governance.services import api_token_issue, membership_grant
 from prd.models import FormedMemory, PRDExecution
-from samsite.core.models import Space
 
 RESULTS = ROOT / "bench" / "results" / "prd_lifecycle.json"
 SPACE = "prd-lifecycle"

@@ -39,12 +39,12 @@ from django_q.conf import Conf
 from django_q.models import OrmQ
 from prd_workload import events
 
+from core.models import Space
 from governance.access import SYSTEM
 from governance.services import api_token_issue, membership_grant
 from prd import selectors, services
 from prd.api.serializers import PRDContextOutputSerializer
 from prd.models import PRDExecution
-from samsite.core.models import Space
 
 RESULTS = ROOT / "bench" / "results" / "prd_resume.json"
 SPACE = "prd-bench"

@@ -41,14 +41,15 @@ from django.db import connection
 from django_q.conf import Conf
 from threadpoolctl import threadpool_limits
 
+from core.models import Space
 from governance import spaces as space_services
 from governance.access import SYSTEM
-from memories import embedding_jobs, services
+from memories import services
+from memories.embeddings import jobs as embedding_jobs
 from memories.embeddings import registry as embeddings
 from memories.models import EmbeddingStatus, Memory, MemoryEntity
 from retrieval import pipeline, scoring
 from retrieval.tasks import lexeme_stats_refresh
-from samsite.core.models import Space
 
 DATA = ROOT / "bench" / "data" / "conversational.jsonl"
 RESULTS = ROOT / "bench" / "results" / "recall_conversational.json"
@@ -312,7 +313,7 @@ def main() -> None:
     questions = [q for q in questions if q["dialogue"] in dialogues]
 
     # Embedding inline (Conf.SYNC) runs django-q's worker start-up hook, which shrinks this
-    # process's BLAS pool to a worker's share for good (memories.worker_threads). Restored
+    # process's BLAS pool to a worker's share for good (memories.embeddings.worker_threads). Restored
     # here, so questions are embedded alike on the first run after a build and on later
     # ones: with 1 thread instead of 2, vectors differ in the 7th digit and near-ties swap.
     with threadpool_limits(limits=None):

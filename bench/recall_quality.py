@@ -27,15 +27,16 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django_q.conf import Conf
 
+from core.models import Space
 from governance import spaces as space_services
 from governance.access import SYSTEM
 from governance.crypto import search
-from memories import embedding_jobs, services
+from memories import services
+from memories.embeddings import jobs as embedding_jobs
 from memories.models import Memory
 from retrieval import channels, pipeline, scoring
 from retrieval.context import RecallContext, build_query_text
 from retrieval.tasks import lexeme_stats_refresh
-from samsite.core.models import Space
 
 CORPUS = ROOT / "bench" / "recall_corpus"
 RESULTS = ROOT / "bench" / "results" / "recall_quality.json"

@@ -35,6 +35,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection
 
+from core.models import Space
 from governance.access import SYSTEM
 from governance.crypto import cipher, datakeys
 from governance.services import api_token_issue, membership_grant
@@ -44,7 +45,6 @@ from memories.models import Memory
 from memories.search_index import write_index
 from retrieval.channels import vector_literal
 from retrieval.tasks import lexeme_stats_refresh
-from samsite.core.models import Space
 
 CORPUS = ROOT / "bench" / "recall_corpus"
 RESULTS = ROOT / "bench" / "results" / "recall_speed.json"

@@ -43,6 +43,8 @@ from django.core.management import call_command
 from django.db import OperationalError, connection, transaction
 from recall_speed import INSERT_SQL, PORT, REGIONS, SERVICES, _sealed, base_texts, pct, queries, start_server
 
+from core import embedded_db
+from core.models import Space
 from governance.access import SYSTEM
 from governance.crypto import datakeys, search
 from governance.services import api_token_issue, membership_grant
@@ -51,8 +53,6 @@ from memories.embeddings.registry import get_provider
 from memories.models import Memory
 from retrieval import channels
 from retrieval.tasks import lexeme_stats_refresh
-from samsite import embedded_db
-from samsite.core.models import Space
 
 RESULTS = ROOT / "bench" / "results" / "scale_1m.json"
 LAYOUTS = ("one-space", "spread")

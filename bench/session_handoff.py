@@ -37,12 +37,13 @@ from mcp.client.streamable_http import streamable_http_client
 # Django is set up by prd_benchenv, so it comes first.
 from prd_benchenv import PORT, ROOT, ms, pct, start_gunicorn, stop, stop_database_if_started
 
+from core.models import Space
 from governance.access import SYSTEM
 from governance.services import api_token_issue, membership_grant
-from prd import handoff, session_selectors
 from prd.models import AgentSession
-from prd.services import sessions as session_services
-from samsite.core.models import Space
+from prd.sessions import handoff
+from prd.sessions import selectors as session_selectors
+from prd.sessions import services as session_services
 
 RESULTS = ROOT / "bench" / "results" / "session_handoff.json"
 SPACE = "session-bench"

@@ -4,7 +4,7 @@
   (reinforced instead of stored), and of a new text in a space whose policies check
   nothing (`duplicate_policy=keep`, `near_duplicate_policy=keep`, `supersession_policy=off`):
   the price of the exact-duplicate lookup at write time;
-- check: `memories.write_checks.finish` of one memory (its five nearest older neighbours
+- check: `memories.lifecycle.write_checks.finish` of one memory (its five nearest older neighbours
   through the HNSW index, the rules on each pair), what the embedding job adds per memory.
 
 Everything runs in transactions that are rolled back: the store is left as it was.
@@ -28,10 +28,11 @@ from django.core.management import call_command
 from django.db import transaction
 from recall_speed import existing_space, pct
 
+from core.models import Space
 from governance.access import SYSTEM
-from memories import services, write_checks
+from memories import services
+from memories.lifecycle import write_checks
 from memories.models import Memory, MemoryStats
-from samsite.core.models import Space
 
 RESULTS = ROOT / "bench" / "results" / "write_checks.json"
 SIZE = 100_000

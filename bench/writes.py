@@ -28,11 +28,12 @@ from django.test.utils import setup_test_environment
 from django_q.conf import Conf
 from rest_framework.test import APIClient
 
+from core.models import Space
 from governance.access import SYSTEM
 from governance.services import api_token_issue, membership_grant
-from memories import embedding_jobs, services
+from memories import services
+from memories.embeddings import jobs as embedding_jobs
 from memories.models import Memory
-from samsite.core.models import Space
 
 RESULTS = ROOT / "bench" / "results" / "writes.json"
 TOPICS = ["migrations", "caching", "retries", "logging", "feature flags", "pagination", "tokens",

@@ -33,11 +33,11 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ImproperlyConfigured
 from django.db.models import Model, Q, QuerySet
 
+from core.actor import SYSTEM, Actor, SystemActor
+from core.errors import Forbidden, NotFound
+from core.models import Space
 from governance import roles
 from governance.models import ApiToken, RestrictedTag
-from samsite.core.actor import SYSTEM, Actor, SystemActor
-from samsite.core.errors import Forbidden, NotFound
-from samsite.core.models import Space
 
 # read: see and recall; write: add memories (and edit your own); edit: change a memory;
 # curate: archive, restore, delete, merge, restrict; remove: delete one memory (curators any,

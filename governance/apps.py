@@ -9,14 +9,17 @@ class GovernanceConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_delete
 
+        from core import replica, sealing
+        from core.models import Space
         from governance import schema  # noqa: F401  (registers the OpenAPI auth extension)
         from governance.access import forget_rights_on_space_delete
         from governance.crypto import cipher
-        from samsite.core import sealing
-        from samsite.core.models import Space
+        from governance.models import ApiToken
 
         # Sealed columns (in every app, the Space model's too) seal with governance's cipher.
         sealing.use_cipher(cipher)
+        # A revoked token must not live on in a lagging replica (core.replica).
+        replica.read_from_primary(ApiToken)
 
         # Cache invalidation only: a deleted space leaves the request's memoised rights
         # (governance.access.rights), whichever service deleted it.

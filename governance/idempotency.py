@@ -18,8 +18,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
+from core.errors import Conflict, InvalidInput
 from governance.models import IdempotencyKey
-from samsite.core.errors import Conflict, InvalidInput
 
 HEADER = "Idempotency-Key"
 LIFETIME = timedelta(hours=24)

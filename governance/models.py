@@ -12,9 +12,9 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from core.models import Space
 from governance.modes import Mode
 from governance.roles import RESTRICTABLE_TO, Role
-from samsite.core.models import Space
 
 TOKEN_PREFIX = "sam_"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
-from samsite.core.choices import Mode, Retention
+from core.choices import Mode, Retention
 
 
 class WriteOutcome(IntEnum):

@@ -1,16 +1,19 @@
 """The memory-mode policy that applies to one actor in one space.
 
-Writes and recall ask here before touching the store; see governance.modes for what
-each mode allows and how a space's mode and a user's mode combine.
+Writes and recall ask here before touching the store, and a write asks again once done
+whether what it wrote is kept (incognito keeps nothing); see governance.modes for what each
+mode allows and how a space's mode and a user's mode combine.
 """
 
 from __future__ import annotations
 
+from django.db import transaction
+
+from core.actor import Actor
+from core.errors import ModeRefusesWrites
 from governance.access import user_or_none
 from governance.models import UserMemorySettings
 from governance.modes import Mode, Policy, WriteOutcome, policy_for
-from samsite.core.actor import Actor
-from samsite.core.errors import ModeRefusesWrites
 
 
 def user_mode(actor: Actor) -> str:
@@ -37,6 +40,19 @@ def write_outcome(actor: Actor, space) -> WriteOutcome:
     if outcome is WriteOutcome.REFUSE:
         raise ModeRefusesWrites(refusal_message(actor, space))
     return outcome
+
+
+def keep_or_discard(outcome: WriteOutcome) -> bool:
+    """Whether the write just made in the surrounding atomic block is kept.
+
+    Incognito (DISCARD) answers like any mode: the caller gets its answer, built from what the
+    write did, and only then is the block marked to roll back, so nothing of it is kept. Call
+    it last in the block, after every write (and audit record) of the operation.
+    """
+    if outcome is WriteOutcome.DISCARD:
+        transaction.set_rollback(True)
+        return False
+    return True
 
 
 def refusal_message(actor: Actor, space) -> str:

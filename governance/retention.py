@@ -21,14 +21,14 @@ from django.db import transaction
 from django.db.models import Model, Q
 from django.utils import timezone
 
+from core.actor import Actor
+from core.errors import InvalidInput
+from core.models import Space
+from core.signals import announce_change
 from governance import access
 from governance.audit.services import audit_record
 from governance.crypto import datakeys, rotation
 from governance.models import DataKey
-from samsite.core.actor import Actor
-from samsite.core.errors import InvalidInput
-from samsite.core.models import Space
-from samsite.core.signals import announce_change
 
 # --- what the apps above register ----------------------------------------------------------
 # Forgetting, deleting and the retention window reach data that apps above governance keep;

@@ -11,13 +11,13 @@ from django.db import models
 
 # The permissions are declared with the Space model; roles bundle them. Re-exported, so the
 # gateway and the services name every right through this module.
-from samsite.core.choices import PERM_AUDIT as PERM_AUDIT
-from samsite.core.choices import PERM_CURATE as PERM_CURATE
-from samsite.core.choices import PERM_EDIT_ANY as PERM_EDIT_ANY
-from samsite.core.choices import PERM_MANAGE as PERM_MANAGE
-from samsite.core.choices import PERM_READ as PERM_READ
-from samsite.core.choices import PERM_WRITE as PERM_WRITE
-from samsite.core.choices import SPACE_PERMISSIONS as SPACE_PERMISSIONS
+from core.choices import PERM_AUDIT as PERM_AUDIT
+from core.choices import PERM_CURATE as PERM_CURATE
+from core.choices import PERM_EDIT_ANY as PERM_EDIT_ANY
+from core.choices import PERM_MANAGE as PERM_MANAGE
+from core.choices import PERM_READ as PERM_READ
+from core.choices import PERM_WRITE as PERM_WRITE
+from core.choices import SPACE_PERMISSIONS as SPACE_PERMISSIONS
 
 
 class Role(models.TextChoices):
@@ -52,14 +52,6 @@ def rank_of_permissions(perms: frozenset[str] | set[str]) -> int:
         if needed <= perms:
             best = max(best, RANK[role])
     return best
-
-
-def role_of_permissions(perms: frozenset[str] | set[str]) -> str | None:
-    """The highest role whose permissions are all in `perms` (None below viewer)."""
-    for role in (Role.OWNER, Role.CURATOR, Role.CONTRIBUTOR, Role.AUDITOR, Role.VIEWER):
-        if ROLE_PERMISSIONS[role] <= perms:
-            return role
-    return None
 
 
 def role_for_rank(rank: int) -> str | None:

@@ -15,6 +15,9 @@ from django.db import transaction
 from django.utils import timezone
 from guardian.shortcuts import assign_perm, remove_perm
 
+from core.actor import Actor
+from core.errors import InvalidInput, NotFound
+from core.signals import announce_change
 from governance import access, roles
 from governance.audit.services import audit_record
 from governance.models import (
@@ -26,9 +29,6 @@ from governance.models import (
     hash_token,
 )
 from governance.modes import Mode
-from samsite.core.actor import Actor
-from samsite.core.errors import InvalidInput, NotFound
-from samsite.core.signals import announce_change
 
 # --- tokens ---------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Spaces: create and change them (the tenancy root, samsite.core.Space).
+"""Spaces: create and change them (the tenancy root, core.Space).
 
 A space is where governance starts: creating one makes its first data key, its owner's
 membership and its first audit record; changing one may change what its members see
@@ -13,14 +13,14 @@ from typing import Any
 from django.core.cache import cache
 from django.db import transaction
 
+from core.actor import Actor
+from core.errors import Conflict, Forbidden, TooManyAttempts
+from core.models import Space
+from core.signals import announce_change
 from governance import access, privacy
 from governance.audit.services import audit_record
 from governance.roles import Role
 from governance.services import membership_grant
-from samsite.core.actor import Actor
-from samsite.core.errors import Conflict, Forbidden, TooManyAttempts
-from samsite.core.models import Space
-from samsite.core.signals import announce_change
 
 SPACE_SETTINGS = ("name", "kind", "description", "mode", "retention_days", "prune_decayed",
                   "duplicate_policy", "near_duplicate_policy", "supersession_policy", "capture_sources",

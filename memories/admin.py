@@ -23,6 +23,8 @@ from django.http import (
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
+from core.errors import DomainError
+from core.models import Space
 from governance import access, retention
 from governance import spaces as space_services
 from governance.admin import (
@@ -32,10 +34,11 @@ from governance.admin import (
     save_governance_formset,
 )
 from governance.audit import selectors as audit_selectors
-from memories import curation, entry, graph, selectors, services, transfer
+from memories import entry, selectors, services
+from memories.capture import transfer
+from memories.entities import graph
+from memories.lifecycle import curation
 from memories.models import Memory, MemoryRelation, MemoryVersion
-from samsite.core.errors import DomainError
-from samsite.core.models import Space
 
 
 @admin.register(Space)
@@ -143,18 +146,20 @@ class AboutUserFilter(admin.SimpleListFilter):
         return queryset.filter(selectors.about(person)) if person else queryset.none()
 
 
-class CategoryFilter(admin.SimpleListFilter):
-    """seed 003's categories (fact, preference, style, topic, summary), the rest knowledge."""
+class KindGroupFilter(admin.SimpleListFilter):
+    """Kind groups: seed 003's fact, preference, style, topic, summary, the rest knowledge
+    (not a space's categories, which have their own page)."""
 
-    title = "category"
+    title = "kind group"
+    # The address curators have bookmarked since this filter was called category.
     parameter_name = "category"
 
     def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]) -> list[tuple[str, str]]:
-        return [(name, name) for name in selectors.CATEGORIES]
+        return [(name, name) for name in selectors.KIND_GROUPS]
 
     def queryset(self, request, queryset):
-        if self.value() in selectors.CATEGORIES:
-            return queryset.filter(kind__in=selectors.kinds_of(self.value()))
+        if self.value() in selectors.KIND_GROUPS:
+            return queryset.filter(kind__in=selectors.kinds_in_group(self.value()))
         return queryset
 
 
@@ -254,7 +259,7 @@ class MemoryVersionInline(admin.TabularInline):
 
 class MemoryRelationInline(admin.TabularInline):
     """Edges from this memory to others of its space, added and removed by curators through
-    memories.graph (audited). Edges to memories the curator may not read are not shown."""
+    memories.entities.graph (audited). Edges to memories the curator may not read are not shown."""
 
     model = MemoryRelation
     fk_name = "source"
@@ -286,7 +291,7 @@ class MemoryRelationInline(admin.TabularInline):
 
 
 def save_relations(request: HttpRequest, memory: Memory, formset) -> None:
-    """The inline's rows through memories.graph, so each edge is checked and audited."""
+    """The inline's rows through memories.entities.graph, so each edge is checked and audited."""
     deleted = {id(form) for form in formset.deleted_forms}
 
     # What the admin's change message reads after a formset's own save().
@@ -319,9 +324,9 @@ class MemoryAdmin(admin.ModelAdmin):
     form = MemoryAdminForm
     inlines = (MemoryRelationInline,)
     change_form_template = "admin/memories/memory/change_form.html"
-    list_display = ("title", "space", "memory_type", "kind", "category", "reliability", "confidence",
+    list_display = ("title", "space", "memory_type", "kind", "kind_group", "reliability", "confidence",
                     "source", "archived", "embedding_status", "version", "updated_at")
-    list_filter = (("space", VisibleSpaceFilter), AboutUserFilter, CategoryFilter, "memory_type", "kind",
+    list_filter = (("space", VisibleSpaceFilter), AboutUserFilter, KindGroupFilter, "memory_type", "kind",
                    "reliability", "archived", "embedding_status", TagFilter)
     # Text is sealed in the database, so search goes through the keyed full-text index.
     search_fields = ("=id",)
@@ -376,9 +381,9 @@ class MemoryAdmin(admin.ModelAdmin):
     def confidence(self, memory: Memory) -> str:
         return f"{memory.stats.confidence:.2f}"
 
-    @admin.display(description="category")
-    def category(self, memory: Memory) -> str:
-        return selectors.category_of(memory.kind)
+    @admin.display(description="kind group")
+    def kind_group(self, memory: Memory) -> str:
+        return selectors.kind_group_of(memory.kind)
 
     @admin.display(description="source")
     def source(self, memory: Memory) -> str:
@@ -458,7 +463,7 @@ class MemoryAdmin(admin.ModelAdmin):
 
     @admin.action(description="Merge selected memories into one")
     def merge_selected(self, request: HttpRequest, queryset: QuerySet[Memory]):
-        """Ask which memory to keep, then merge the others into it (memories.curation)."""
+        """Ask which memory to keep, then merge the others into it (memories.lifecycle.curation)."""
         chosen = sorted(queryset, key=lambda m: (-m.stats.confidence, -m.updated_at.timestamp(), m.pk))
         if len(chosen) < 2:
             self.message_user(request, "Select at least two memories to merge.", messages.WARNING)
@@ -557,6 +562,8 @@ class MemoryAdmin(admin.ModelAdmin):
         return super().change_view(request, object_id, form_url, extra_context)
 
 
-# The review queue and chat imports register their admins in their own modules
-# (autodiscovery imports only this one).
-from memories import category_admin, chat_import_admin, entity_admin, review_admin  # noqa: E402, F401
+# The sub-areas register their admins in their own packages (autodiscovery imports only this one).
+from memories.capture import admin as capture_admin  # noqa: E402, F401
+from memories.categories import admin as categories_admin  # noqa: E402, F401
+from memories.entities import admin as entities_admin  # noqa: E402, F401
+from memories.lifecycle import admin as lifecycle_admin  # noqa: E402, F401

@@ -11,7 +11,8 @@ class MemoriesConfig(AppConfig):
 
         from governance import access, retention
         from governance.crypto import rotation
-        from memories import categories, entities, hooks, write_checks
+        from memories.embeddings.worker_threads import limit_worker_threads
+        from memories.entities import linking as entities
         from memories.grants import granted_memory_ids
         from memories.models import (
             Entity,
@@ -24,7 +25,6 @@ class MemoriesConfig(AppConfig):
         )
         from memories.search_index import reindex_resealed
         from memories.tasks import recover_on_worker_start
-        from memories.worker_threads import limit_worker_threads
 
         # The gateway guards memories without naming them (docs/architecture.md).
         access.register_memories(model=Memory, versions=MemoryVersion, granted=granted_memory_ids)
@@ -46,13 +46,6 @@ class MemoriesConfig(AppConfig):
             everything=lambda space: Entity.objects.filter(space=space).delete()[1],
             count_names={Entity: "entities", MemoryEntity: "entity_links"},
         ))
-
-        # A new memory is compared with its space's once its vector is stored.
-        hooks.on_settled(write_checks.after_settled)
-        # And placed in its space's categories.
-        hooks.on_settled(categories.after_write)
-        # And linked to the people, projects, files and libraries it names.
-        hooks.on_settled(entities.after_write)
 
         # Process set-up, not business logic: each worker sizes its BLAS pool as it starts.
         post_spawn.connect(limit_worker_threads, dispatch_uid="sam_worker_blas_threads")

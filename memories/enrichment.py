@@ -13,6 +13,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection
 
+from core.text import CAPITALISED_WORD
 from memories import limits
 from memories.normalize import clean_line
 
@@ -130,11 +131,11 @@ def _proper_nouns(text: str) -> frozenset[str]:
     name before a colon ("Nate: …"), lowercased."""
     found: set[str] = set()
     for sentence in re.split(r"(?<=[.!?:])\s+|\n+", text):
-        words = re.findall(r"\b[A-Z][a-zà-ÿ]+\b", sentence)
+        words = re.findall(rf"\b{CAPITALISED_WORD}\b", sentence)
         if words and sentence.lstrip().startswith(words[0]):
             words = words[1:]
         found.update(word.lower() for word in words)
-    speaker = re.match(r"\s*([A-Z][a-zà-ÿ]+):", text)
+    speaker = re.match(rf"\s*({CAPITALISED_WORD}):", text)
     if speaker:
         found.add(speaker.group(1).lower())
     return frozenset(found)

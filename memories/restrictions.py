@@ -8,14 +8,13 @@ from __future__ import annotations
 from django.db import transaction
 from guardian.shortcuts import assign_perm, remove_perm
 
+from core.actor import Actor
+from core.errors import InvalidInput
+from core.results import WriteResult
+from core.signals import announce_change
 from governance import access, policy, privacy, roles
 from governance.audit.services import audit_record
-from governance.modes import WriteOutcome
 from memories.models import Memory
-from samsite.core.actor import Actor
-from samsite.core.errors import InvalidInput
-from samsite.core.results import WriteResult
-from samsite.core.signals import announce_change
 
 
 @transaction.atomic
@@ -47,9 +46,7 @@ def memory_restrict(*, actor: Actor, memory_id: str, min_role: str | None,
         # Cached recall answers may hold memories whose visibility just changed.
         announce_change([memory.space_id])
         access.forget_rights()
-        if outcome is WriteOutcome.DISCARD:
-            # Incognito: the caller sees the answer; the surrounding atomic block rolls back.
-            transaction.set_rollback(True)
+        if not policy.keep_or_discard(outcome):
             return WriteResult(memory, persisted=False)
     return WriteResult(memory)
 

@@ -8,13 +8,13 @@ from typing import Any
 
 from django.db.models import Count, F, Func, Q, QuerySet
 
+from core.actor import Actor
+from core.errors import NotFound
+from core.models import Space
 from governance import access, roles
 from governance.crypto import search
 from memories import entry
-from memories.models import Memory, MemoryVersion, ReviewItem
-from samsite.core.actor import Actor
-from samsite.core.errors import NotFound
-from samsite.core.models import Space
+from memories.models import Memory, MemoryQuerySet, MemoryVersion, ReviewItem
 
 
 def space_list(*, actor: Actor) -> QuerySet[Space]:
@@ -44,24 +44,27 @@ class MemoryFilters:
     about_me: bool = False
     # What SAM knows about another person (a curator's view of it, within what they may read).
     about_user: Actor | None = None
-    kinds: list[str] = field(default_factory=list)
-    # Placed in a category of that name (memories.categories).
+    # Placed in a category of that name (memories.categories.services).
     category: str | None = None
+    # Of the kinds of one kind group (KIND_GROUPS: seed 003's fact, preference, …, knowledge).
+    kind_group: str | None = None
 
 
 def memory_list(*, actor: Actor, filters: MemoryFilters) -> QuerySet[Memory]:
-    """Memories `actor` may read, filtered; archived ones only when asked for.
+    """Memories `actor` may read, filtered, newest first; archived ones only when asked for.
 
     `text` matches the weighted full-text vector (web-search syntax: quotes, OR, -word),
     so a memory is findable the moment it is written, before its embedding is ready.
+    However the result is sliced, filtered or iterated, the memories it yields show no
+    link to a memory `actor` may not see (hide_unseen_links): they are for display.
     """
-    queryset = access.restrict(Memory.objects.with_related(), actor)
+    queryset = access.restrict(_seen_by(actor, Memory.objects.with_related()), actor)
     if filters.about_me:
         queryset = queryset.filter(about(actor))
     if filters.about_user is not None:
         queryset = queryset.filter(about(filters.about_user))
-    if filters.kinds:
-        queryset = queryset.filter(kind__in=filters.kinds)
+    if filters.kind_group:
+        queryset = queryset.filter(kind__in=kinds_in_group(filters.kind_group))
     if filters.category:
         queryset = queryset.filter(category_links__category__name=filters.category)
     if filters.spaces:
@@ -90,20 +93,22 @@ def memory_list(*, actor: Actor, filters: MemoryFilters) -> QuerySet[Memory]:
     return queryset.order_by("-updated_at", "id")
 
 
-# seed 003's categories of what SAM knows about a person; the other kinds are knowledge.
-CATEGORY_KINDS = {"fact": ["fact"], "preference": ["preference"], "style": ["style"], "topic": ["topic"],
-                  "summary": ["summary"]}
-CATEGORIES = (*CATEGORY_KINDS, "knowledge")
+# Kind groups: seed 003's categories of what SAM knows about a person (fact, preference,
+# style, topic, summary; every other kind is knowledge). Not a space's categories (topics a
+# curator defines, memories.categories), which `?category=` filters on /memories/.
+GROUP_KINDS = {"fact": ["fact"], "preference": ["preference"], "style": ["style"], "topic": ["topic"],
+               "summary": ["summary"]}
+KIND_GROUPS = (*GROUP_KINDS, "knowledge")
 
 
-def category_of(kind: str) -> str:
-    return next((name for name, kinds in CATEGORY_KINDS.items() if kind in kinds), "knowledge")
+def kind_group_of(kind: str) -> str:
+    return next((name for name, kinds in GROUP_KINDS.items() if kind in kinds), "knowledge")
 
 
-def kinds_of(category: str) -> list[str]:
-    if category in CATEGORY_KINDS:
-        return CATEGORY_KINDS[category]
-    return [kind for kind in entry.known_kinds() if category_of(kind) == "knowledge"]
+def kinds_in_group(group: str) -> list[str]:
+    if group in GROUP_KINDS:
+        return GROUP_KINDS[group]
+    return [kind for kind in entry.known_kinds() if kind_group_of(kind) == "knowledge"]
 
 
 def about(actor: Actor) -> Q:
@@ -118,33 +123,63 @@ def about(actor: Actor) -> Q:
 
 
 def memory_get(*, actor: Actor, memory_id: str) -> Memory:
-    memory = access.access_object(Memory.objects.with_related(), actor, pk=memory_id, label="memory")
-    return hide_unseen_links([memory], actor=actor)[0]
+    """The memory, if `actor` may read it (else NotFound), as they may see it."""
+    return access.access_object(_seen_by(actor, Memory.objects.with_related()), actor, pk=memory_id,
+                                label="memory")
+
+
+def memory_read_back(*, actor: Actor, memory: Memory) -> Memory:
+    """A memory `actor` has just written, as they may read it back: through the gateway, or,
+    when a tag restricted above their role hides it from them, as written (they will not see
+    it in lists) with its links to memories they may not see blanked."""
+    try:
+        return memory_get(actor=actor, memory_id=memory.id)
+    except NotFound:
+        return hide_unseen_links([memory], actor=actor)[0]
+
+
+def _seen_by(actor: Actor, memories: MemoryQuerySet) -> MemoryQuerySet:
+    """`memories`, each batch of which hides its links to memories `actor` may not see."""
+    return memories.prepared(lambda batch: hide_unseen_links(batch, actor=actor))
 
 
 def hide_unseen_links(memories: list[Memory], *, actor: Actor) -> list[Memory]:
     """Blank `superseded_by` where it names a memory the actor may not see, so a visible
-    memory never reveals a hidden one. In memory only: the instances are for display."""
-    targets = {m.superseded_by_id for m in memories if m.superseded_by_id}
-    if targets:
-        seen = set(access.restrict(Memory.objects.filter(pk__in=targets), actor)
-                   .values_list("pk", flat=True))
-        for memory in memories:
-            if memory.superseded_by_id and memory.superseded_by_id not in seen:
-                memory.superseded_by_id = None
+    memory never reveals a hidden one; one query for all of `memories`, none without links.
+
+    The same rule as recorded history's (governance.access.hide_unseen_links_in, which
+    versions follow too). In memory only: the instances are for display, never to save.
+    """
+    links = [{"superseded_by": memory.superseded_by_id} for memory in memories]
+    access.hide_unseen_links_in(links, actor)
+    for memory, link in zip(memories, links, strict=True):
+        memory.superseded_by_id = link["superseded_by"]
     return memories
 
 
-def memory_version_list(*, actor: Actor, memory_id: str) -> QuerySet[MemoryVersion]:
+def _versions(*, actor: Actor, memory_id: str) -> QuerySet[MemoryVersion]:
     memory = memory_get(actor=actor, memory_id=memory_id)
     return memory.versions.select_related("actor").order_by("-version")
 
 
+def memory_version_list(*, actor: Actor, memory_id: str) -> list[MemoryVersion]:
+    """A memory's versions, newest first, their snapshots and diffs naming no memory `actor`
+    may not see (one query for them all)."""
+    return _hide_unseen_links_in_versions(list(_versions(actor=actor, memory_id=memory_id)), actor=actor)
+
+
 def memory_version_get(*, actor: Actor, memory_id: str, version: int) -> MemoryVersion:
-    found = memory_version_list(actor=actor, memory_id=memory_id).filter(version=version).first()
+    found = _versions(actor=actor, memory_id=memory_id).filter(version=version).first()
     if found is None:
         raise NotFound(f"Memory '{memory_id}' has no version {version}.")
-    return found
+    return _hide_unseen_links_in_versions([found], actor=actor)[0]
+
+
+def _hide_unseen_links_in_versions(versions: list[MemoryVersion], *, actor: Actor) -> list[MemoryVersion]:
+    """Blank snapshot and diff links to memories `actor` may not see, as a memory's own
+    superseded_by is blanked. In memory only: the versions are for display."""
+    access.hide_unseen_links_in([[version.snapshot, version.changes] for version in versions], actor)
+    return versions
 
 
 def space_stats(*, actor: Actor, slug: str, top_tags: int = 20) -> dict[str, Any]:

@@ -16,17 +16,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from governance import access, policy, privacy
-from governance.audit.services import audit_record
-from governance.crypto import datakeys, keyed_digest
-from governance.models import RestrictedTag
-from governance.modes import WriteOutcome
-from memories import entities, entry, hooks, reinforce
-from memories.embedding_jobs import enqueue_embedding
-from memories.models import EmbeddingStatus, Memory, MemoryStats, MemoryVersion
-from memories.search_index import write_index
-from samsite.core.actor import Actor
-from samsite.core.errors import (
+from core.actor import Actor
+from core.errors import (
     Conflict,
     DomainError,
     Forbidden,
@@ -35,13 +26,23 @@ from samsite.core.errors import (
     NotFound,
     VersionConflict,
 )
-from samsite.core.models import Space
-from samsite.core.results import WriteResult
-from samsite.core.signals import announce_change
+from core.jobs import enqueue_on_commit
+from core.models import Space
+from core.results import WriteResult
+from core.signals import announce_change
+from governance import access, policy, privacy
+from governance.audit.services import audit_record
+from governance.crypto import datakeys, keyed_digest
+from governance.models import RestrictedTag
+from governance.modes import WriteOutcome
+from memories import entry, selectors
+from memories.embeddings.jobs import enqueue_embedding
+from memories.entities import linking as entities
+from memories.lifecycle import reinforce
+from memories.models import EmbeddingStatus, Memory, MemoryStats, MemoryVersion
+from memories.search_index import write_index
 
 logger = logging.getLogger(__name__)
-
-SEARCH_CONFIG = "english"
 
 
 # --- entry state <-> model ------------------------------------------------------------
@@ -297,7 +298,7 @@ def memory_bulk_create(*, actor: Actor, items: list[dict[str, Any]], atomic: boo
     default; callers with their own identity rules, such as session cards, turn it off),
     a row whose text the space holds already reinforces that memory instead of adding a
     row, where the space's duplicate policy says so, and new memories are compared with
-    what the space holds once their vectors are stored (memories.write_checks).
+    what the space holds once their vectors are stored (memories.lifecycle.write_checks).
     """
     spaces, writable = _readable_spaces_by_slug(actor, {i["space"] for i in items if i.get("space")})
     rows = [_prepare_new(index, item, actor=actor, spaces=spaces, writable=writable)
@@ -333,7 +334,7 @@ def memory_bulk_create(*, actor: Actor, items: list[dict[str, Any]], atomic: boo
 
 
 def _duplicates_of(rows: list[PreparedRow], *, actor: Actor) -> dict[int, Memory | int]:
-    """Rows whose text is stored already (memories.reinforce.repeats), by row index."""
+    """Rows whose text is stored already (memories.lifecycle.reinforce.repeats), by row index."""
     wanted = [(row.index, row.space, row.state["content"]) for row in rows
               if row.space is not None and row.space.duplicate_policy == "reinforce"]
     return reinforce.repeats(wanted, actor=actor)
@@ -366,18 +367,71 @@ def _unsaved(row: PreparedRow, *, actor: Actor) -> Memory:
     return memory
 
 
-def memory_create(*, actor: Actor, data: dict[str, Any],
-                  check_duplicates: bool = True) -> WriteResult[Memory]:
+@dataclass
+class BulkReport:
+    """A bulk create as the API answers it, row by row in input order."""
+
+    atomic: bool
+    # [{index, ok: True, id, persisted, reinforced, redaction_report} | {index, ok: False, errors}]
+    results: list[dict[str, Any]]
+    # Why each failed row failed, by index: its shape first, then what the write found.
+    errors: dict[int, dict[str, list[str]]]
+
+    @property
+    def refused(self) -> bool:
+        """All or nothing, and a row failed: nothing was written."""
+        return self.atomic and bool(self.errors)
+
+    def summary(self) -> dict[str, Any]:
+        created = sum(1 for row in self.results if row["ok"])
+        return {"created": created, "reinforced": sum(1 for row in self.results if row.get("reinforced")),
+                "failed": len(self.results) - created, "atomic": self.atomic, "results": self.results}
+
+
+def memory_bulk_submit(*, actor: Actor, items: list[dict[str, Any]], invalid: dict[int, dict[str, list[str]]],
+                       atomic: bool) -> BulkReport:
+    """Create the rows of `items` whose shape is valid (`invalid`: the others' errors by index)
+    and report every row: written, or why not.
+
+    With atomic=True a row with a bad shape stops the write before it starts, and any other
+    failure leaves nothing written (memory_bulk_create).
+    """
+    errors = dict(invalid)
+    written: list[dict[str, Any]] = []
+    if not (atomic and errors):
+        valid = [(index, item) for index, item in enumerate(items) if index not in invalid]
+        result = memory_bulk_create(actor=actor, items=[item for _, item in valid], atomic=atomic)
+        for (index, _), row in zip(valid, result.rows, strict=True):
+            if row.errors:
+                errors[index] = row.errors
+            elif row.memory is not None:
+                written.append({"index": index, "ok": True, "id": row.memory.id,
+                                "persisted": row.outcome is WriteOutcome.STORE, "reinforced": row.reinforced,
+                                "redaction_report": row.redaction_report})
+    failed = [{"index": index, "ok": False, "errors": found} for index, found in errors.items()]
+    return BulkReport(atomic=atomic, results=sorted(written + failed, key=lambda row: row["index"]),
+                      errors=errors)
+
+
+def memory_create(*, actor: Actor, data: dict[str, Any], check_duplicates: bool = True,
+                  read_back: bool = False) -> WriteResult[Memory]:
     """Create one memory (a bulk of one, all or nothing); or reinforce the one stored with
-    the same text (`reinforced` in the result)."""
+    the same text (`reinforced` in the result).
+
+    With `read_back`, a kept memory comes back as `actor` may read it now
+    (selectors.memory_read_back): what an API answer shows, at the cost of a read.
+    """
     result = memory_bulk_create(actor=actor, items=[data], atomic=True, check_duplicates=check_duplicates)
     row = result.rows[0]
     if row.errors:
         raise _refusal_of(row)
     assert row.memory is not None
-    return WriteResult(row.memory, suggested=[] if row.reinforced else row.suggested,
-                       redaction_report=row.redaction_report,
-                       persisted=row.outcome is WriteOutcome.STORE, reinforced=row.reinforced)
+    persisted = row.outcome is WriteOutcome.STORE
+    memory = row.memory
+    if read_back and persisted:
+        memory = selectors.memory_read_back(actor=actor, memory=memory)
+    return WriteResult(memory, suggested=[] if row.reinforced else row.suggested,
+                       redaction_report=row.redaction_report, persisted=persisted, reinforced=row.reinforced)
 
 
 def _refusal_of(row: PreparedRow) -> DomainError:
@@ -443,21 +497,14 @@ def memory_update(*, actor: Actor, memory_id: str, expected_version: int, change
     if memory.embedding_status == EmbeddingStatus.PENDING:
         enqueue_embedding([memory.id])  # settled once embedded
     else:
-        hooks.settle_on_commit([memory.id])
+        enqueue_on_commit("memories.tasks.memories_settle", memory_ids=[memory.id],
+                          task_name=f"settle {memory.id}", group="settle")
     announce_change([memory.space_id])
     audit_record(audit_action, actor=actor, space=memory.space, target=memory, changes=changelog,
                  before={"version": memory.version - 1}, after={"version": memory.version},
                  note=reason or "edited", digest_text=True)
     return WriteResult(memory, changelog=changelog, redaction_report=redaction_report,
-                       persisted=_kept(outcome))
-
-
-def _kept(outcome: WriteOutcome) -> bool:
-    """Incognito: the caller gets the answer, the surrounding atomic block rolls back."""
-    if outcome is WriteOutcome.DISCARD:
-        transaction.set_rollback(True)
-        return False
-    return True
+                       persisted=policy.keep_or_discard(outcome))
 
 
 def memory_version_restore(*, actor: Actor, memory_id: str, version: int,
@@ -511,7 +558,7 @@ def _set_archived(actor: Actor, memory_id: str, *, archived: bool, reason: str) 
     announce_change([memory.space_id])
     audit_record("archive" if archived else "unarchive", actor=actor, space=memory.space, target=memory,
                  changes=changelog, after={"version": memory.version}, note=reason, digest_text=True)
-    return WriteResult(memory, changelog=changelog, persisted=_kept(outcome))
+    return WriteResult(memory, changelog=changelog, persisted=policy.keep_or_discard(outcome))
 
 
 @transaction.atomic
@@ -527,4 +574,4 @@ def memory_delete(*, actor: Actor, memory_id: str) -> None:
                  before={"version": memory.version, "kind": memory.kind}, digest_text=True)
     entities.release(memory.space_id, [memory.pk])
     memory.delete()
-    _kept(outcome)
+    policy.keep_or_discard(outcome)

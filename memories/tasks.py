@@ -16,9 +16,13 @@ from typing import TypeVar
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
+from core.jobs import enqueue
 from governance import idempotency
-from memories import embedding_jobs, hooks
+from memories import settle
 from memories.capture import jobs as capture_jobs
+from memories.categories import services as categories
+from memories.embeddings import jobs as embedding_jobs
+from memories.models import Memory
 
 logger = logging.getLogger(__name__)
 
@@ -59,11 +63,16 @@ def _with_live_connection(work: Callable[[], T]) -> T:
 def memory_embed(*, memory_ids: list[str], attempt: int = 1) -> dict:
     outcome = _with_live_connection(
         lambda: embedding_jobs.memories_embed(memory_ids=memory_ids, attempt=attempt))
-    hooks.settled(outcome.embedded)
+    settle.settle(outcome.embedded)
     return {
         "embedded": len(outcome.embedded), "skipped": len(outcome.skipped),
         "retry_scheduled": len(outcome.retry_scheduled), "failed": len(outcome.failed),
     }
+
+
+def memories_settle(*, memory_ids: list[str]) -> None:
+    """The after-write steps of an edit that kept its text (and so its vector)."""
+    settle.settle(memory_ids)
 
 
 def _drain_slots() -> int:
@@ -71,10 +80,9 @@ def _drain_slots() -> int:
 
 
 def enqueue_backlog_drains(*, count: int, grace_seconds: float = PENDING_GRACE_SECONDS) -> None:
-    from django_q.tasks import async_task
 
     for _ in range(count):
-        async_task("memories.tasks.memory_embed_backlog", grace_seconds=grace_seconds,
+        enqueue("memories.tasks.memory_embed_backlog", grace_seconds=grace_seconds,
                    task_name="embed pending backlog", group="embedding", timeout=EMBED_TASK_TIMEOUT)
 
 
@@ -86,7 +94,7 @@ def memory_embed_backlog(*, grace_seconds: float = PENDING_GRACE_SECONDS) -> dic
         slots=_drain_slots()))
     if outcome.embedded:
         logger.info("embedded %d memories left pending", outcome.embedded)
-    hooks.settled(outcome.embedded_ids)
+    settle.settle(outcome.embedded_ids)
     if outcome.backlog_left:
         # Keep draining without waiting for the next scheduler tick.
         enqueue_backlog_drains(count=1, grace_seconds=grace_seconds)
@@ -133,9 +141,6 @@ def chat_import_run(*, import_id: str, path: str) -> dict:
 
 def categories_place(*, space_id: int) -> dict:
     """Place every memory of a space in its categories again (their keywords changed)."""
-    from memories import categories
-    from memories.models import Memory
-
     ids = list(Memory.objects.filter(space_id=space_id, archived=False).values_list("pk", flat=True))
     links = sum(categories.place(ids[start:start + 1000]) for start in range(0, len(ids), 1000))
     return {"memories": len(ids), "links": links}

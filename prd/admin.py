@@ -12,12 +12,12 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
+from core.admin_tables import ReadOnlyAdmin, html_table
+from core.errors import DomainError
 from governance import access
 from governance.admin import VisibleSpaceFilter
 from prd import selectors, services
 from prd.models import FormedMemory, PRDDecision, PRDEvent, PRDExecution, ThinkingChain
-from samsite.core.admin_tables import ReadOnlyAdmin, html_table
-from samsite.core.errors import DomainError
 
 TIMELINE_EVENTS = 200
 
@@ -227,4 +227,4 @@ class FormedMemoryAdmin(ReadOnlyAdmin):
 
 
 # Sessions and cards register their admins in their own module (autodiscovery imports only this one).
-from prd import session_admin  # noqa: E402, F401
+from prd.sessions import admin as sessions_admin  # noqa: E402, F401

@@ -11,7 +11,7 @@ class PrdConfig(AppConfig):
 
         from governance import retention
         from prd.retention import SPACE_DATA
-        from prd.session_selectors import pack_context
+        from prd.sessions.selectors import pack_context
         from prd.summarizers.registry import check_summarizer
         from retrieval.packs import register_pack_context
 

@@ -33,7 +33,6 @@ BLOCKED = "blocked"
 COMPLETED = "completed"
 STATES = (COMPLETED, IN_PROGRESS, BLOCKED, NOT_STARTED)
 
-FAILURE_TYPES = frozenset({"test_failed", "error_encountered"})
 NEEDS_REQUIREMENT = frozenset({"requirement_started", "requirement_completed"})
 
 

@@ -11,6 +11,7 @@ from datetime import datetime
 from django.db.models import Exists, OuterRef, Q
 from django.db.models.functions import Coalesce, Greatest
 
+from core.models import Space
 from governance.retention import Deleted, SpaceData
 from prd.models import (
     AgentSession,
@@ -26,7 +27,6 @@ from prd.models import (
     SessionEvent,
     ThinkingChain,
 )
-from samsite.core.models import Space
 
 
 def _merge(total: Deleted, more: Deleted) -> Deleted:

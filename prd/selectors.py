@@ -14,6 +14,9 @@ from typing import Any
 from django.db import connection
 from django.db.models import Q, QuerySet
 
+from core.actor import Actor
+from core.errors import NotFound
+from core.text import SEARCH_CONFIG
 from governance import access, policy
 from governance.crypto import search as crypto_search
 
@@ -24,8 +27,6 @@ from prd import limits
 from prd.learnings import Learning, learning_of
 from prd.models import ChainStatus, PRDDecision, PRDEvent, PRDExecution, PRDRun, ThinkingChain
 from prd.progress import Fold
-from samsite.core.actor import Actor
-from samsite.core.errors import NotFound
 
 logger = logging.getLogger(__name__)
 
@@ -234,7 +235,7 @@ def _recall_spaces(actor: Actor, spaces: list[str]) -> tuple[list[int], list[str
 
 def _lexemes(text: str) -> list[str]:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT lexeme FROM unnest(to_tsvector('english', %s))", [text])
+        cursor.execute("SELECT lexeme FROM unnest(to_tsvector(%s::regconfig, %s))", [SEARCH_CONFIG, text])
         return [row[0] for row in cursor.fetchall()]
 
 

@@ -13,7 +13,7 @@ from django.utils import timezone
 from memories.embeddings import registry as embeddings
 from prd import services
 from prd.models import AgentSession, ChainStatus, PRDExecution, ThinkingChain
-from prd.services import sessions as session_services
+from prd.sessions import services as session_services
 
 logger = logging.getLogger(__name__)
 

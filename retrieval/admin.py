@@ -15,12 +15,12 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
+from core.errors import DomainError
 from governance import access
 from memories.models import Memory
-from retrieval import pipeline, services, training
+from retrieval import pipeline, presenters, services, training
 from retrieval.context import RecallContext
 from retrieval.models import RecallEvent, TrainingRun
-from samsite.core.errors import DomainError
 
 INSPECT_K = 20
 PAST_QUERIES = 10
@@ -83,14 +83,12 @@ class TrainingRunAdmin(admin.ModelAdmin):
             # No thresholds: where it *would* rank, even below what recall returns.
             request_ = pipeline.RecallRequest(context=RecallContext(query=query), spaces=(memory.space.slug,),
                                               k=INSPECT_K, thresholds=NO_THRESHOLDS)
-            result = pipeline.recall(actor=request.user, request=request_)
             # Audited like every recall; untracked: an inspection is not a use of the memory.
-            services.recall_record(actor=request.user, result=result, track=False)
+            result = services.recall_run(actor=request.user, request=request_, track=False).instance
             ids = [item.id for item in result.items]
             ranking = {
                 "rank": ids.index(memory.pk) + 1 if memory.pk in ids else None,
-                "top": [{"id": item.id, "title": item.row["title"], "score": round(item.score, 4),
-                         "is_this": item.id == memory.pk} for item in result.items[:10]],
+                "top": [presenters.inspected_rank(item, memory_id=memory.pk) for item in result.items[:10]],
             }
         examples, suggested = training.examples_of(memory)
         context = {

@@ -22,12 +22,12 @@ from typing import Any
 
 from django.db.models import Q
 
+from core.actor import Actor
 from governance import access, policy
 from governance.audit.services import audit_record
 from memories.models import Memory, Priority
 from retrieval import pipeline
 from retrieval.context import RecallContext
-from samsite.core.actor import Actor
 
 MAX_ITEMS = 15
 MAX_CHARS = 1200

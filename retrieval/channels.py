@@ -18,14 +18,14 @@ from typing import Any
 from django.conf import settings
 from django.db import connection, transaction
 
+from core.models import Space
+from core.replica import read_alias, reading_connection
+from core.text import SEARCH_CONFIG
 from governance.access import Visibility
 from governance.crypto import cipher, search
 from memories.models import Memory, MemoryPassage, MemoryStats
 from retrieval.models import LexemeStat, SpaceTextStats
-from samsite.core.models import Space
-from samsite.core.replica import read_alias, reading_connection
 
-SEARCH_CONFIG = "english"
 # The tables the SQL below reads, named by their models (memories owns them).
 MEMORY = Memory._meta.db_table
 MEMORY_STATS = MemoryStats._meta.db_table
@@ -133,7 +133,7 @@ def vector_candidates(scope: Scope, vector: str, limit: int) -> list[str]:
 
 
 def passage_candidates(scope: Scope, vector: str, limit: int) -> list[str]:
-    """Long memories whose best window of content is nearest the query (memories.passages).
+    """Long memories whose best window of content is nearest the query (memories.embeddings.passages).
 
     Run after vector_candidates in the same transaction, so its ef_search and iterative scan
     settings hold. The nearest windows of the scope's spaces come first (through the HNSW
@@ -346,7 +346,7 @@ def candidate_rows(ids: list[str], *, vector: str | None, tokens: dict[str, str]
     cosine = "NULL" if vector is None else (
         "CASE WHEN m.embedding IS NULL THEN NULL ELSE 1 - (m.embedding <=> %s::vector) END"
     )
-    # The best window of a long memory (memories.passages); NULL for short ones.
+    # The best window of a long memory (memories.embeddings.passages); NULL for short ones.
     passage = "NULL" if vector is None else (
         f"(SELECT max(1 - (p.embedding <=> %s::vector)) FROM {PASSAGE} p WHERE p.memory_id = m.id)"
     )

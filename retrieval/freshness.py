@@ -3,7 +3,7 @@
 The lexical signal weighs a query's words by how rare they are in the space (BM25's idf),
 from counts in LexemeStat. Counted only by the half-hourly job, a fresh import was ranked
 as if every word were equally rare, and its results moved when the job fired. Now a write
-marks its space's counts stale once its memories are settled (memories.hooks) and queues a
+marks its space's counts stale once its memories are settled (memories.settle) and queues a
 recount; writes landing while one is queued or running mark the space stale again, which
 queues the next one. So an import of many batches is recounted once or twice, soon after
 it ends, and the recount swaps the counts in one transaction.
@@ -19,11 +19,10 @@ rarities of a large space.
 from __future__ import annotations
 
 from django.db import connection
-from django_q.tasks import async_task
 
+from core.jobs import enqueue, schedule_retry
 from memories.models import Memory
 from retrieval.models import SpaceTextStats
-from samsite.core.jobs import schedule_retry
 
 STATS = SpaceTextStats._meta.db_table
 PACE_SECONDS_PER_MEMORY = 0.001
@@ -32,7 +31,7 @@ PACE_FROM_MEMORIES = 1000  # smaller spaces are recounted at once (a few millise
 
 
 def after_write(memory_ids: list[str]) -> None:
-    """memories.hooks: mark the spaces of settled memories stale; queue a recount for each
+    """memories.settle: mark the spaces of settled memories stale; queue a recount for each
     space that was not stale already."""
     space_ids = sorted(set(Memory.objects.filter(pk__in=memory_ids).values_list("space_id", flat=True)))
     if not space_ids:
@@ -48,7 +47,7 @@ def after_write(memory_ids: list[str]) -> None:
         waits = {space_id: recount_wait(documents, age) for space_id, documents, age in cursor.fetchall()}
     now = sorted(space_id for space_id, wait in waits.items() if wait <= 0)
     if now:
-        async_task("retrieval.tasks.lexeme_stats_refresh", space_ids=now,
+        enqueue("retrieval.tasks.lexeme_stats_refresh", space_ids=now,
                    task_name=f"word statistics of {len(now)} spaces", group="lexeme_stats")
     for space_id, wait in sorted(waits.items()):
         if wait > 0:

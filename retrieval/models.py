@@ -7,9 +7,9 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 
+from core.models import Space
 from governance.crypto.fields import SealedJSONField, SealedTextField
 from memories.models import Memory
-from samsite.core.models import Space
 
 
 class RecallEvent(models.Model):

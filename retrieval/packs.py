@@ -14,13 +14,13 @@ byte-identical packs.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Set
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from retrieval import presenters
 from retrieval.pipeline import RankedItem, RecallResult
 from retrieval.tokens import count_tokens
 
@@ -235,105 +235,137 @@ def _render_counted(selection: _Selection, *, result: RecallResult, pack_type: s
     return markdown, max(seen, count_tokens(markdown))
 
 
-def _select(result: RecallResult, critical: list[RankedItem], *, pack_type: str, token_budget: int,
-            as_of: datetime | None, context: PackContext | None = None,
-            excluded: frozenset[str] = frozenset()) -> tuple[_Selection, str, int]:
-    """Choose what fits: returns (selection, markdown, used) with used <= token_budget.
+class _Packer:
+    """Fills one pack's selection part by part, each part only while the running token
+    count (`used`) stays within the budget.
 
-    Costs of the parts add up (WordPiece splits on the newlines that join them), so a
-    greedy pass picks the parts; the whole text is then counted, and parts are dropped,
-    least important first, until it fits.
+    Costs of the parts add up (WordPiece splits on the newlines that join them), so a greedy
+    pass picks the parts; `fit` then counts the whole text and drops parts, least important
+    first, until it fits.
     """
-    context = context or PackContext()
-    conflicts = [f for f in result.follow_ups if f["type"] == "clarify_conflict"]
 
-    def counted(selection: _Selection) -> tuple[str, int]:
-        return _render_counted(selection, result=result, pack_type=pack_type, target=token_budget,
-                               as_of=as_of)
+    def __init__(self, result: RecallResult, *, pack_type: str, token_budget: int, as_of: datetime | None,
+                 context: PackContext, excluded: frozenset[str]) -> None:
+        self.result, self.pack_type, self.budget, self.as_of = result, pack_type, token_budget, as_of
+        self.context, self.excluded = context, excluded
+        self.selection = _Selection("title", [], [], [])
+        self.used = 0
 
-    frame = next((f for f in FRAMES if counted(_Selection(f, [], [], []))[1] <= token_budget), None)
-    if frame is None:
-        # Not even the title fits: an empty pack is the only one within the budget.
-        return _Selection("title", [], [], []), "", 0
-    used = counted(_Selection(frame, [], [], []))[1]
-    selection = _Selection(frame, [], [], [])
+    def counted(self, selection: _Selection) -> tuple[str, int]:
+        return _render_counted(selection, result=self.result, pack_type=self.pack_type, target=self.budget,
+                               as_of=self.as_of)
 
-    def admit(part: list, value: Any, cost: int, section: str) -> None:
-        nonlocal used
+    def start(self) -> bool:
+        """Choose the fullest frame that fits; False when not even the title does."""
+        for frame in FRAMES:
+            used = self.counted(_Selection(frame, [], [], []))[1]
+            if used <= self.budget:
+                self.selection, self.used = _Selection(frame, [], [], []), used
+                return True
+        return False
+
+    def admit(self, part: list, value: Any, cost: int, section: str) -> None:
         heading = 0 if part else count_tokens(SECTION_HEADINGS[section])
-        if used + heading + cost <= token_budget:
+        if self.used + heading + cost <= self.budget:
             part.append(value)
-            used += heading + cost
+            self.used += heading + cost
 
-    def admit_capped(part: list, entries: list[dict[str, Any]], section: str,
+    def admit_capped(self, part: list, entries: list[dict[str, Any]], section: str,
                      render: Callable[..., str], share_of_budget: float = SECTION_SHARE) -> None:
         """Entries of a session section, each section within its share of the budget."""
-        share, spent = int(token_budget * share_of_budget), 0
+        share, spent = int(self.budget * share_of_budget), 0
         for entry in entries:
             cost = count_tokens(render(entry))
             if spent + cost > share:
                 break
             before = len(part)
-            admit(part, entry, cost, section)
+            self.admit(part, entry, cost, section)
             spent += cost if len(part) > before else 0
 
-    def admit_section(name: str) -> None:
-        admit_capped(selection.sections.setdefault(name, []), getattr(context, name), name, _section_markdown)
+    def admit_critical(self, critical: list[RankedItem]) -> None:
+        for item in critical:
+            self.admit(self.selection.critical, item, count_tokens(_fact_markdown(item)), "critical")
 
-    def admit_items() -> None:
+    def admit_sessions(self) -> None:
+        """The session sections, then the sessions' open questions."""
+        for name in SESSION_SECTIONS:
+            self.admit_capped(self.selection.sections.setdefault(name, []), getattr(self.context, name), name,
+                              _section_markdown)
+        self.admit_capped(self.selection.questions, self.context.open_questions, "questions",
+                          _question_markdown)
+
+    def admit_items(self) -> None:
         # Best first, so trimming starts with the weakest; an item too large for what is
         # left is skipped, and a smaller, weaker one may still fit after it.
-        costs = [count_tokens(_item_markdown(len(result.items), item)) for item in result.items]
-        tight = used + sum(costs) > token_budget
-        for index, (item, cost) in enumerate(zip(result.items, costs, strict=True)):
-            admit(selection.kept, item, cost, "items")
-            if index == 0 and tight and result.category_summaries:
+        items = self.result.items
+        costs = [count_tokens(_item_markdown(len(items), item)) for item in items]
+        tight = self.used + sum(costs) > self.budget
+        for index, (item, cost) in enumerate(zip(items, costs, strict=True)):
+            self.admit(self.selection.kept, item, cost, "items")
+            if index == 0 and tight and self.result.category_summaries:
                 # Too tight for every match: after the best one, the broad picture, in a
                 # bounded share, before the rest.
-                left_out = excluded | {i.id for i in selection.kept + selection.critical}
-                entries = [_overview_entry(c, left_out) for c in result.category_summaries]
-                admit_capped(selection.overview, [e for e in entries if e], "overview", _section_markdown,
-                             OVERVIEW_SHARE)
+                entries = [_overview_entry(c, self._left_out()) for c in self.result.category_summaries]
+                self.admit_capped(self.selection.overview, [e for e in entries if e], "overview",
+                                  _section_markdown, OVERVIEW_SHARE)
 
-    def admit_conflicts() -> None:
-        for question in conflicts:
-            admit(selection.questions, question, count_tokens(_question_markdown(question)), "questions")
+    def admit_conflicts(self) -> None:
+        for question in self.result.follow_ups:
+            if question["type"] == "clarify_conflict":
+                self.admit(self.selection.questions, question, count_tokens(_question_markdown(question)),
+                           "questions")
 
-    for item in critical:
-        admit(selection.critical, item, count_tokens(_fact_markdown(item)), "critical")
+    def trim_overview(self) -> None:
+        """Items admitted after the overview: their lines go (shorter, so still within budget)."""
+        if self.selection.overview:
+            entries = [_overview_entry(e, self._left_out()) for e in self.selection.overview]
+            self.selection.overview = [e for e in entries if e]
+
+    def _left_out(self) -> frozenset[str]:
+        """Memories an overview line must not repeat: those shown whole, and excluded cards."""
+        return self.excluded | {i.id for i in self.selection.kept + self.selection.critical}
+
+    def fit(self) -> tuple[str, int]:
+        """The Markdown and its count, dropping parts until the whole text fits."""
+        selection = self.selection
+        markdown, used = self.counted(selection)
+        while used > self.budget:
+            # The frame's numbers and dates can cost a token more than estimated: drop the
+            # least important part left and count again.
+            sections = selection.sections
+            droppable: list[list[Any]] = [
+                selection.questions, sections.get("changed_files", []), selection.overview, selection.kept,
+                sections.get("recent_decisions", []), sections.get("active_tasks", []), selection.critical]
+            for part in droppable:
+                if part:
+                    part.pop()
+                    break
+            markdown, used = self.counted(selection)
+        return markdown, used
+
+
+def _select(result: RecallResult, critical: list[RankedItem], *, pack_type: str, token_budget: int,
+            as_of: datetime | None, context: PackContext | None = None,
+            excluded: frozenset[str] = frozenset()) -> tuple[_Selection, str, int]:
+    """Choose what fits: returns (selection, markdown, used) with used <= token_budget."""
+    packer = _Packer(result, pack_type=pack_type, token_budget=token_budget, as_of=as_of,
+                     context=context or PackContext(), excluded=excluded)
+    if not packer.start():
+        # Not even the title fits: an empty pack is the only one within the budget.
+        return _Selection("title", [], [], []), "", 0
+    packer.admit_critical(critical)
     if pack_type == "boot":
         # Read at session start: what is in flight comes before what matches.
-        for name in SESSION_SECTIONS:
-            admit_section(name)
-        admit_capped(selection.questions, context.open_questions, "questions", _question_markdown)
-        admit_items()
-        admit_conflicts()
+        packer.admit_sessions()
+        packer.admit_items()
+        packer.admit_conflicts()
     else:
-        admit_items()
-        admit_conflicts()
-        for name in SESSION_SECTIONS:
-            admit_section(name)
-        admit_capped(selection.questions, context.open_questions, "questions", _question_markdown)
-
-    if selection.overview:
-        # Items admitted after the overview: their lines go (shorter, so still within budget).
-        left_out = excluded | {i.id for i in selection.kept + selection.critical}
-        entries = [_overview_entry(e, left_out) for e in selection.overview]
-        selection.overview = [e for e in entries if e]
-    markdown, used = counted(selection)
-    while used > token_budget:
-        # The frame's numbers and dates can cost a token more than estimated: drop the
-        # least important part left and count again.
-        sections = selection.sections
-        droppable: list[list[Any]] = [
-            selection.questions, sections.get("changed_files", []), selection.overview, selection.kept,
-            sections.get("recent_decisions", []), sections.get("active_tasks", []), selection.critical]
-        for part in droppable:
-            if part:
-                part.pop()
-                break
-        markdown, used = counted(selection)
-    return selection, markdown, used
+        packer.admit_items()
+        packer.admit_conflicts()
+        packer.admit_sessions()
+    packer.trim_overview()
+    markdown, used = packer.fit()
+    return packer.selection, markdown, used
 
 
 def _public(entry: dict[str, Any]) -> dict[str, Any]:
@@ -394,29 +426,9 @@ def build_pack(result: RecallResult, *, pack_type: str, token_budget: int,
     ordered = lost_in_the_middle_order(kept)
 
     items_json = [
-        {
-            "position": position,
-            "rank": kept.index(item) + 1,
-            "id": item.id,
-            "title": item.row["title"],
-            "summary": item.row["summary"],
-            "content": _content(item),
-            "kind": item.row["kind"],
-            "memory_type": item.row["memory_type"],
-            "score": round(item.score, 4),
-            "signals": item.signals.as_dict(),
-            "inclusion_reason": item.rationale,
-            "conflict": item.conflict,
-            "provenance": {
-                "id": item.id,
-                "space": item.row["space_slug"],
-                "version": item.row["version"],
-                "source": {"type": item.row["source_type"], "ref": item.row["source_ref"],
-                           "uri": item.row["source_uri"]},
-            },
-            "tokens": count_tokens(_item_markdown(position, item)),
-            **({"card": context.cards[item.id]} if item.id in context.cards else {}),
-        }
+        presenters.pack_item(item, position=position, rank=kept.index(item) + 1, content=_content(item),
+                             tokens=count_tokens(_item_markdown(position, item)),
+                             card=context.cards.get(item.id))
         for position, item in enumerate(ordered, start=1)
     ]
     pack = {
@@ -424,10 +436,7 @@ def build_pack(result: RecallResult, *, pack_type: str, token_budget: int,
         "generated_at": _generated_at(selection, as_of),
         "pack_type": pack_type,
         "summary": _summary(kept, result.query_text, pack_type),
-        "critical_facts": [
-            {"id": i.id, "title": i.row["title"], "fact": i.row["summary"], "priority": i.row["priority"]}
-            for i in critical
-        ],
+        "critical_facts": [presenters.critical_fact(i) for i in critical],
         "overview": [{**{k: v for k, v in _public(e).items() if k != "lines"},
                       "items": [i for i in e["items"] if i in allowed_ids]} for e in selection.overview],
         "items": items_json,
@@ -453,8 +462,3 @@ def _source_mix(kept: list[RankedItem], selection: _Selection) -> dict[str, int]
     for entries in selection.sections.values():
         mix.update(str(e.get("source", "session")) for e in entries)
     return dict(sorted(mix.items()))
-
-
-def pack_json_bytes(pack: ContextPack) -> bytes:
-    """The canonical serialisation (sorted keys), used to check byte-identical packs."""
-    return json.dumps(pack.json, sort_keys=True, ensure_ascii=False).encode()

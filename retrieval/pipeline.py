@@ -14,28 +14,25 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-import numpy as np
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
+from core.actor import Actor
+from core.errors import InvalidInput, NotFound
+from core.models import Space
+from core.replica import read_alias, reading_connection
 from governance import access, policy
-from memories import entity_hops, graph
-from memories.categories import summary_lines as category_summary_lines
-
-# Looked up through the module at call time, so a test can swap the provider.
-from memories.embeddings import registry as embeddings
+from memories.categories.services import summary_lines as category_summary_lines
+from memories.entities import graph
+from memories.entities import hops as entity_hops
 from memories.models import Category, MemoryCategory
-from retrieval import channels, explain, scoring, timeframe
+from retrieval import caches, channels, explain, scoring, timeframe
+from retrieval.caches import embed_query
 from retrieval.channels import MEMORY, MEMORY_STATS, Filters, Scope
 from retrieval.context import RecallContext, build_query_text, contextual_cue
-from retrieval.models import RecallGeneration
 from retrieval.tokens import count_many
-from samsite.core.actor import Actor
-from samsite.core.errors import InvalidInput, NotFound
-from samsite.core.models import Space
-from samsite.core.replica import read_alias, reading_connection
 
 QUERY_TYPES = ("semantic", "task", "topic", "recent", "timeline")
 
@@ -115,56 +112,6 @@ class _Timer:
             self.timings[name] = round(self.timings.get(name, 0) + (time.perf_counter() - start) * 1000, 3)
 
 
-# --- caches ---------------------------------------------------------------------------
-
-def _space_generation_key(space_id: int) -> str:
-    return f"sam:recall:gen:{space_id}"
-
-
-def bump_space_generations(space_ids: list[int]) -> None:
-    """Drop this process's cached recall results of these spaces (a write to them committed)."""
-    for space_id in space_ids:
-        key = _space_generation_key(space_id)
-        if cache.add(key, 1, timeout=None) is False:
-            try:
-                cache.incr(key)
-            except ValueError:
-                cache.set(key, 1, timeout=None)
-
-
-def _generations(space_ids: tuple[int, ...]) -> tuple[str, ...]:
-    """Per space, "<committed>.<local>": the two generations a cached answer must match.
-
-    The committed one (retrieval.RecallGeneration, one indexed read) is raised by the
-    database in every transaction that changes the space's memories, so a change
-    committed by any process changes the key in all of them: the default cache is per
-    process, and a generation kept in it would reach only the process that wrote. The
-    local one is raised by spaces_changed when a write of this process commits (also
-    for changes the test suite runs inside a transaction it never commits).
-    """
-    committed = dict(RecallGeneration.objects.filter(space_id__in=space_ids)
-                     .values_list("space_id", "generation"))
-    local = cache.get_many([_space_generation_key(i) for i in space_ids])
-    return tuple(f"{committed.get(i, 0)}.{local.get(_space_generation_key(i), 0)}" for i in space_ids)
-
-
-def embed_query(text: str) -> np.ndarray:
-    """The query's embedding, cached by the text's hash (docs/recall.md, "Caches").
-
-    Per process is fine here: a vector depends on the model and the text only, never on
-    who asks or what they may see.
-    """
-    provider = embeddings.get_provider()
-    digest = hashlib.sha256(f"{provider.name}|{text}".encode()).hexdigest()
-    key = f"sam:qemb:{digest}"
-    cached = cache.get(key)
-    if cached is not None:
-        return np.frombuffer(cached, dtype=np.float32)
-    vector = provider.embed([text])[0].astype(np.float32)
-    cache.set(key, vector.tobytes(), timeout=3600)
-    return vector
-
-
 # --- the pipeline ---------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -229,7 +176,7 @@ def recall(*, actor: Actor, request: RecallRequest, use_cache: bool = True) -> R
 
     cache_key = None
     if use_cache and scope.space_ids:
-        generations = _generations(scope.space_ids)
+        generations = caches.generations(scope.space_ids)
         cache_key = "sam:recall:" + request.cache_key(getattr(actor, "pk", None), scope) + \
             ":" + ",".join(generations)
         hit = cache.get(cache_key)
@@ -277,7 +224,7 @@ TIERED_CATEGORIES = 3
 
 def _category_summaries(actor: Actor, scope: Scope, items: list[RankedItem]) -> list[dict[str, Any]]:
     """The categories of the strongest passing items, by the sum of their scores × how well
-    they fit, with their summaries as `actor` may read them (memories.categories): the broad
+    they fit, with their summaries as `actor` may read them (memories.categories.services): the broad
     answer before the items. A summary keeps only the lines of memories the recall itself
     could return (its spaces, filters and modes): a summary must not get around a filter."""
     links = MemoryCategory.objects.filter(memory_id__in=[i.id for i in items]).select_related("category")
@@ -368,7 +315,7 @@ def candidates_with_signals(scope: Scope, request: RecallRequest, query_text: st
 GRAPH_SEEDS = 5
 GRAPH_MIN_STRENGTH = 0.3
 GRAPH_CANDIDATES = 30
-# Entity hops (memories.entities): a quarter of an edge someone made (.5 cost the project
+# Entity hops (memories.entities.linking): a quarter of an edge someone made (.5 cost the project
 # benchmark's development half .011 nDCG, .25 .004, for most of the multi-hop gain; see
 # docs/benchmarks.md); only through names few memories share; so many memories per name.
 ENTITY_HOP_STRENGTH = 0.25
@@ -458,7 +405,7 @@ def _signals(row: dict[str, Any], *, query_text: str, task: str, context_tags: l
         tag_signal = min(1.0, len(memory_tags & query_words) / 2)
     last_used = row["last_used_at"] or row["updated_at"]
     confidence = scoring.effective_confidence(row, now=now)
-    # A long memory is as close as its closest window (memories.passages).
+    # A long memory is as close as its closest window (memories.embeddings.passages).
     closeness = max(float(row["cosine"] or 0.0), float(row["passage_cosine"] or 0.0))
     # A near-empty memory ("Talk soon, Amara!") is close to every question naming Amara and
     # says nothing: closeness and keywords count in proportion to what it says.

@@ -9,9 +9,9 @@ from datetime import datetime
 
 from django.db.models import Q
 
+from core.models import Space
 from governance.retention import Deleted, SpaceData
 from retrieval.models import LexemeStat, RecallEvent, SpaceTextStats
-from samsite.core.models import Space
 
 
 def recalls_of(space: Space, memory_ids: list[str], whole_space: bool) -> Deleted:

@@ -7,14 +7,14 @@ Every signal is in [0, 1]:
 - exact: canonical phrases found verbatim in the query or task, min(1, hits / min(n, 2))
 - tags: share of the context's tags (filters, ui tags, tags named in the query) it carries
 - recency: exp(-days since last used (else updated) / recency window)
-- confidence: effective confidence, the stored one decayed up to now (memories.decay)
+- confidence: effective confidence, the stored one decayed up to now (memories.lifecycle.decay)
 - importance: the memory's importance
 - access: 1 / (1 + days since last accessed / 7), 0 if never accessed
 - time: when the query names a time ("the Monday before July 24, 2023"), 1 for a memory said
   within it, .5 just outside, halved again for each window's length (a week at least) away;
   0 when the query names none
 - graph: linked by an edge to one of the strongest hits: the edge's strength × how strong
-  that hit is against the best one (memories.graph); 0 when unlinked
+  that hit is against the best one (memories.entities.graph); 0 when unlinked
 
 The rules and a worked example: docs/recall.md, "Scoring".
 """
@@ -25,7 +25,7 @@ import math
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 
-from memories import decay
+from memories.lifecycle import decay
 
 SIGNALS = ("semantic", "lexical", "exact", "tags", "recency", "confidence", "importance", "access", "time",
            "graph")
@@ -162,7 +162,7 @@ def access_signal(days: float | None) -> float:
 
 
 def effective_confidence(row: dict, *, now: datetime) -> float:
-    """The candidate's stored confidence brought up to `now` (memories.decay.current)."""
+    """The candidate's stored confidence brought up to `now` (memories.lifecycle.decay.current)."""
     return decay.current(
         row["confidence"], since=row.get("decayed_at") or row["updated_at"], now=now,
         memory_type=row["memory_type"], decay_policy=row["decay_policy"], importance=row["importance"],

@@ -1,23 +1,67 @@
-"""Recall side effects: the audit rows of every recall, and for tracked ones the access
-counters and the recall event (docs/recall.md, "Pipeline", step 9; docs/audit.md, "Recalls")."""
+"""Recall's workflows: a recall or a context pack with its side effects, and a memory's
+training run.
+
+Every recall writes audit rows, and a tracked one also raises the access counters and keeps
+the recall event (docs/recall.md, "Pipeline", step 9; docs/audit.md, "Recalls").
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from core.actor import Actor
+from core.errors import Conflict
+from core.models import Space
+from core.results import WriteResult
 from governance import access, privacy
 from governance.audit.services import audit_record
-from memories.models import MemoryStats
+from memories.models import Memory, MemoryStats
+from retrieval import packs, pipeline, presenters, training
 from retrieval.models import RecallEvent
-from retrieval.pipeline import RecallResult
-from samsite.core.actor import Actor
-from samsite.core.models import Space
-from samsite.core.results import WriteResult
+from retrieval.pipeline import RecallRequest, RecallResult
+
+
+def recall_run(*, actor: Actor, request: RecallRequest, track: bool = True) -> WriteResult[RecallResult]:
+    """Run a recall for `actor` and record it (recall_record): the answer holds the result
+    and what redaction removed from the query before the recall event kept it.
+
+    The recall itself reads only (from the read replica when the request does); the record
+    is its own small transaction after it.
+    """
+    result = pipeline.recall(actor=actor, request=request)
+    recorded = recall_record(actor=actor, result=result, active_task=request.context.active_task, track=track)
+    return WriteResult(result, redaction_report=recorded.redaction_report)
+
+
+@dataclass(frozen=True)
+class PackAnswer:
+    """A context pack and the recall it was built from (whose timings go to /metrics)."""
+
+    pack: packs.ContextPack
+    recall: RecallResult
+
+
+def context_pack_build(*, actor: Actor, request: RecallRequest, pack_type: str, token_budget: int,
+                       include_unvalidated: bool = False, track: bool = True) -> PackAnswer:
+    """Recall for a context pack, build the pack (packs.build_pack) and record the recall.
+
+    A boot pack with nothing to match (no query, task or conversation) lists what was used
+    lately instead. Audited like any recall, whatever `track` says.
+    """
+    context = request.context
+    if pack_type == "boot" and not (context.query or context.active_task or context.conversation):
+        request = replace(request, query_type="recent")
+    result = pipeline.recall(actor=actor, request=request)
+    pack = packs.build_pack(result, pack_type=pack_type, token_budget=token_budget, as_of=request.as_of,
+                            actor=actor, include_unvalidated=include_unvalidated)
+    recall_record(actor=actor, result=result, active_task=context.active_task, track=track)
+    return PackAnswer(pack=pack, recall=result)
 
 
 @transaction.atomic
@@ -62,8 +106,7 @@ def _record_event(actor: Actor, result: RecallResult, active_task: str) -> Write
         active_task=kept["active_task"],
         profile=result.profile.name,
         memory_ids=ids,
-        items=[{"id": item.id, "score": round(item.score, 4), "signals": item.signals.as_dict(),
-                "rationale": item.rationale} for item in result.items],
+        items=[presenters.recall_trace(item) for item in result.items],
         fail_safe=result.fail_safe,
         cached=result.cached,
         duration_ms=result.timings_ms.get("total", result.timings_ms.get("cache", 0.0)),
@@ -97,3 +140,20 @@ def _audit_recall(actor: Actor, result: RecallResult, event: RecallEvent | None,
             # the row without a space (system key, superusers) says which.
             after["silenced"] = list(result.silenced)
         audit_record("recall", actor=actor, space=space, **target, after=after)
+
+
+def training_run_create(*, actor: Actor, memory_id: str) -> training.TrainingPanel:
+    """Run a memory's training examples against recall now (the actor must be able to edit
+    it) and return its panel with the new run. 409 when its space's mode keeps it out of
+    recall (capture_only, off): there is nothing to test.
+
+    No transaction around it: each example is a recall, which embeds its query.
+    """
+    memory = access.access_object(Memory.objects.select_related("space"), actor, pk=memory_id,
+                                  action="edit", label="memory")
+    if training.run_memory(memory) is None:
+        raise Conflict(
+            f"Space '{memory.space.slug}' is {memory.space.mode}: recall is off there, so "
+            "there is nothing to test."
+        )
+    return training.panel(memory)

@@ -6,10 +6,10 @@ import logging
 
 from django.db import DatabaseError
 
-from memories import maintenance
+from core.models import Space
+from memories.lifecycle import maintenance
 from retrieval import training
 from retrieval.channels import refresh_lexeme_stats
-from samsite.core.models import Space
 
 logger = logging.getLogger(__name__)
 

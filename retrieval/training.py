@@ -2,7 +2,7 @@
 docs/lifecycle.md, "Micro-training").
 
 A memory's examples are its own `training_examples`, or SAM's suggestions
-(memories.training) while it has none. An example passes when recall (SAM's default
+(memories.lifecycle.training) while it has none. An example passes when recall (SAM's default
 profile, in the memory's space, as SAM itself, untracked) puts the memory in the top N for
 the example's request, and the expected answer holds each assertion (contains the word;
 "forbidden:word" does not). An example asserting `not recalled` passes when the memory is
@@ -18,11 +18,11 @@ from typing import Any
 
 from django.db.models import F, OuterRef, Q, Subquery
 from django.utils import timezone
-from django_q.tasks import async_task
 
+from core.jobs import enqueue
 from governance import policy
 from governance.access import SYSTEM
-from memories import training
+from memories.lifecycle import training
 from memories.models import Memory
 from retrieval import pipeline
 from retrieval.context import RecallContext
@@ -31,6 +31,8 @@ from retrieval.models import TrainingRun
 TOP_N = 5
 # How many memories one nightly run tests at most (the ones changed since their last run first).
 NIGHTLY_LIMIT = 500
+# How many runs a memory's training panel shows, newest first.
+RUNS_SHOWN = 20
 
 
 @dataclass
@@ -49,6 +51,23 @@ def examples_of(memory: Memory) -> tuple[list[dict[str, Any]], bool]:
     return training.suggest(
         title=memory.title, summary=memory.summary, canonical_phrases=list(memory.canonical_phrases or [])
     ), True
+
+
+@dataclass
+class TrainingPanel:
+    """What a memory's training panel shows: its examples (its own, or SAM's suggestions
+    while it has none) and its newest runs (RUNS_SHOWN, newest first)."""
+
+    memory: str
+    examples: list[dict[str, Any]]
+    suggested: bool
+    runs: list[TrainingRun]
+
+
+def panel(memory: Memory) -> TrainingPanel:
+    examples, suggested = examples_of(memory)
+    return TrainingPanel(memory=memory.id, examples=examples, suggested=suggested,
+                         runs=list(memory.training_runs.all()[:RUNS_SHOWN]))
 
 
 # Seed 000 writes assertions as prose: "mentions X", "does not propose X". Other text is a
@@ -134,7 +153,7 @@ def run_due(*, limit: int = NIGHTLY_LIMIT, memory_ids: list[str] | None = None) 
 
 
 def after_edit(memory_ids: list[str]) -> None:
-    """memories.hooks: an edited memory is settled (its new vector stored, or its text left
+    """memories.settle: an edited memory is settled (its new vector stored, or its text left
     alone): queue a run of its examples, so the panel shows at once what the edit did.
 
     New memories wait for the nightly run: an import of thousands must not queue
@@ -143,5 +162,5 @@ def after_edit(memory_ids: list[str]) -> None:
     edited = list(Memory.objects.filter(pk__in=memory_ids, version__gt=1, archived=False)
                   .values_list("pk", flat=True))
     if edited:
-        async_task("retrieval.tasks.training_run", memory_ids=edited, task_name=f"training {len(edited)}",
+        enqueue("retrieval.tasks.training_run", memory_ids=edited, task_name=f"training {len(edited)}",
                    group="training")

@@ -43,7 +43,7 @@ access_log_format = '%(h)s "%(r)s" %(s)s %(b)sB %(M)sms rid=%({x-request-id}o)s'
 
 def post_fork(server, worker) -> None:
     """Size the new worker's BLAS pool for the number of workers gunicorn really runs."""
-    from memories.worker_threads import limit_web_threads
+    from memories.embeddings.worker_threads import limit_web_threads
 
     limit_web_threads(workers=server.cfg.workers, threads=server.cfg.threads)
 

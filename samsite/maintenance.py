@@ -18,9 +18,10 @@ import logging
 from dataclasses import asdict
 from typing import Any
 
-from memories import entities, maintenance, write_checks
+from memories.entities import linking as entities
+from memories.lifecycle import maintenance, write_checks
 from prd import tasks as prd_tasks
-from prd.services import session_cards
+from prd.sessions import cards as session_cards
 from retrieval import training
 from retrieval.tasks import lexeme_stats_refresh
 

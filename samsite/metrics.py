@@ -4,7 +4,7 @@
   series per memory) and status class, recorded by MetricsMiddleware.
 - Recall latency by pipeline stage (embed, channels, signals, graph…), from the timings the
   recall views hand over on the request (`request.sam_recall_timings`).
-- Job durations by task and outcome, observed in the workers (samsite/core/job_metrics.py;
+- Job durations by task and outcome, observed in the workers (core/job_metrics.py;
   they reach /metrics through the shared multiprocess folder).
 - Read from the database when scraped, so every process reports the same: the job queue's
   depth, memories pending or failed embedding, jobs done and failed (django-q keeps the

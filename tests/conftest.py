@@ -13,7 +13,7 @@ from tests.queue import purge_queue
 
 def pytest_sessionfinish(session, exitstatus) -> None:
     # Stop the embedded Postgres if this test run started it; leave a running one alone.
-    from samsite import embedded_db
+    from core import embedded_db
 
     data_dir = settings.SAM_EMBEDDED_DB_DIR
     if data_dir is not None and embedded_db.started_by_this_process(data_dir):

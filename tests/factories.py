@@ -7,10 +7,10 @@ from typing import Any
 import factory
 from django.contrib.auth import get_user_model
 
+from core.models import Space, SpaceKind
 from governance.access import SYSTEM
 from memories import services
 from memories.models import Memory
-from samsite.core.models import Space, SpaceKind
 
 
 class UserFactory(factory.django.DjangoModelFactory):

@@ -8,17 +8,28 @@ from typing import Any
 
 from rest_framework.test import APIClient
 
+from core.models import Space
 from governance.access import SYSTEM
 from governance.services import api_token_issue, membership_grant
-from samsite.core.models import Space
 from tests.factories import UserFactory
+
+
+def bearer(user: Any, *, name: str = "tests", **token_scope: Any) -> str:
+    """The Authorization header of a new token of `user` (optionally scoped: spaces=, role=),
+    for callers that are not an APIClient (the MCP server's Caller)."""
+    _, raw = api_token_issue(user=user, name=name, **token_scope)
+    return f"Bearer {raw}"
 
 
 def client_for(user: Any, *, name: str = "tests", **token_scope: Any) -> APIClient:
     """An API client holding a new token of `user` (optionally scoped: spaces=, role=)."""
-    _, raw = api_token_issue(user=user, name=name, **token_scope)
+    return client_with(bearer(user, name=name, **token_scope))
+
+
+def client_with(authorization: str) -> APIClient:
+    """An API client that sends `authorization` (from bearer()) with every request."""
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    client.credentials(HTTP_AUTHORIZATION=authorization)
     return client
 
 

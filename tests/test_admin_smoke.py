@@ -24,12 +24,12 @@ from django.utils.timezone import now
 from django_q.models import Task
 from django_q.tasks import async_task
 
+from core.models import Space
 from governance.access import SYSTEM
 from governance.audit.models import AuditEvent
 from governance.models import ApiToken, DataKey, UserMemorySettings
 from governance.services import api_token_issue, membership_grant, user_mode_set
 from prd.models import MemoryCard
-from samsite.core.models import Space
 from tests.factories import UserFactory, make_memory
 from tests.personas import client_for
 from tests.prd.conftest import CHAINS, EXECUTIONS, appended, started

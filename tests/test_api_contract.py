@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from samsite.core.models import Space
+from core.models import Space
 
 MEMORIES = "/api/v1/memories/"
 

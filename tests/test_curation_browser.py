@@ -23,7 +23,7 @@ from django.urls import reverse
 
 from governance.access import SYSTEM
 from governance.services import membership_grant
-from memories import feedback
+from memories.lifecycle import feedback
 from memories.models import Memory, ReviewItem
 from retrieval.models import TrainingRun
 from tests.factories import SpaceFactory, UserFactory, make_memory

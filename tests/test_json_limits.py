@@ -11,10 +11,10 @@ import json
 import pytest
 from django.test import override_settings
 
+from core.api.parsers import MAX_JSON_DEPTH
 from memories.api.serializers import METADATA_BYTES_MAX, MemoryCreateInputSerializer
 from memories.models import Memory
 from prd.models import PRDEvent
-from samsite.api.parsers import MAX_JSON_DEPTH
 from tests.prd.conftest import EXECUTIONS, started
 
 MEMORIES = "/api/v1/memories/"

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import connections
 from django.test.utils import CaptureQueriesContext
 
-from samsite.core import replica
+from core import replica
 from tests.factories import SpaceFactory, UserFactory, make_memory
 from tests.lanes.servers import PostgresCluster
 from tests.personas import client_for

@@ -19,7 +19,7 @@ from django.conf import settings
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from governance.services import api_token_issue
-from memories import worker_threads
+from memories.embeddings import worker_threads
 from tests.database import database_url
 from tests.factories import UserFactory
 

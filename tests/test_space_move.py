@@ -1,4 +1,4 @@
-"""The Space model moved from memories to samsite.core (docs/architecture.md): an install
+"""The Space model moved from memories to core (docs/architecture.md): an install
 that upgrades keeps every role granted on its spaces, and old admin links still lead there."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from django.contrib.contenttypes.models import ContentType
 from django.test import Client
 from guardian.core import ObjectPermissionChecker
 
+from core.models import Space
 from governance import access
 from governance.roles import Role
 from governance.services import membership_grant
-from samsite.core.models import Space
 from tests.factories import SpaceFactory, UserFactory
 
-move = import_module("samsite.core.migrations.0001_initial")
+move = import_module("core.migrations.0001_initial")
 
 
 def test_an_upgrade_keeps_the_roles_granted_on_spaces(db):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from core.api.fields import JSONInputSerializer
 from governance.modes import Mode
 from governance.roles import RESTRICTABLE_TO, Role
-from samsite.api.fields import JSONInputSerializer
 
 RESTRICT_CHOICES = [r.value for r in RESTRICTABLE_TO]
 

@@ -9,12 +9,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.api.openapi import error_responses
+from core.errors import NotFound
 from governance import access, services
 from governance.api import serializers as s
 from governance.models import RestrictedTag, SpaceMembership, UserMemorySettings
 from governance.modes import Mode
-from samsite.api.openapi import error_responses
-from samsite.core.errors import NotFound
 
 ERRORS = error_responses(400, 401, 403, 404, e403="Visible to you, but you may not change it")
 

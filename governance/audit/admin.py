@@ -11,12 +11,12 @@ from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils.html import format_html
 
+from core.models import Space
 from governance import access
 from governance.audit import selectors
 from governance.audit.models import AuditEvent
 from governance.audit.verify import audit_chain_verify
 from governance.crypto.errors import KeyDestroyed
-from samsite.core.models import Space
 
 
 class SpaceFilter(admin.SimpleListFilter):

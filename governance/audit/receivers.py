@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.actor import SYSTEM
 from governance.audit.services import audit_record
-from samsite.core.actor import SYSTEM
 
 
 def record_key_change(sender: Any, *, signal: Any, action: str, **details: Any) -> None:

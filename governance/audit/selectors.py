@@ -29,12 +29,12 @@ from django.db.models import (
     Value,
 )
 
+from core.actor import Actor
 from governance import access, roles
 from governance.audit import digests
 from governance.audit.models import AuditAction, AuditEvent
 from governance.crypto import cipher
 from governance.crypto.errors import KeyDestroyed
-from samsite.core.actor import Actor
 
 RECALL = AuditAction.RECALL.value
 RECALL_EVENT = "recallevent"

@@ -16,14 +16,14 @@ from django.db import connection, transaction
 from django.db.models import Field, Model
 from django.utils import timezone
 
+from core.actor import Actor
+from core.models import Space
 from governance import access
 from governance.audit import digests
 from governance.audit.chain import GENESIS_HASH, HASHED_FIELDS
 from governance.audit.models import PAYLOAD_CONTEXT, AuditAction, AuditEvent
 from governance.audit.request_id import current_request_id
 from governance.crypto import cipher, datakeys
-from samsite.core.actor import Actor
-from samsite.core.models import Space
 
 # pg_advisory_xact_lock key that serialises appends: the bytes of "samaudit" as a bigint.
 CHAIN_LOCK_KEY = int.from_bytes(b"samaudit", "big")

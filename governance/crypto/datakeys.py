@@ -22,11 +22,11 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from django.db import IntegrityError, connection, transaction
 
+from core.models import Space
 from governance.crypto import keyring
 from governance.crypto.errors import KeyDestroyed, KeyMissing
 from governance.crypto.events import key_changed
 from governance.models import DataKey, DataKeyState
-from samsite.core.models import Space
 
 ACTIVE_TTL_SECONDS = 30
 _lock = threading.Lock()

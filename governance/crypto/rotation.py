@@ -16,11 +16,11 @@ from django.db import connection, transaction
 from django.db.models import Model
 from django.utils import timezone
 
+from core.models import Space
+from core.sealing import _SealedField
 from governance.crypto import cipher, datakeys, keyring
 from governance.crypto.events import key_changed
 from governance.models import DataKey, DataKeyState
-from samsite.core.models import Space
-from samsite.core.sealing import _SealedField
 
 Progress = Callable[[str], None]
 

@@ -21,9 +21,8 @@ from django.contrib.postgres.search import SearchQuery
 from django.db import connection
 from django.db.models import Q
 
+from core.text import SEARCH_CONFIG
 from governance.crypto import datakeys
-
-SEARCH_CONFIG = "english"
 
 
 class TokenQuery(SearchQuery):

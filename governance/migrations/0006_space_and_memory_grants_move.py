@@ -1,4 +1,4 @@
-"""Space moves to samsite.core and the per-memory grants to memories, in the state only."""
+"""Space moves to core and the per-memory grants to memories, in the state only."""
 
 import django.db.models.deletion
 from django.db import migrations, models

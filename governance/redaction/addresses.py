@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from core.text import capitalised_word_of
+
 from .findings import Candidate
 from .scan import Scan
 
@@ -22,7 +24,7 @@ PRIORITY = 55
 
 _UP = "A-ZÀ-ÖØ-ÞŁŚŻŹĆŃŠŽČŘ"
 # A capitalised word, possibly hyphenated or with an apostrophe ("Saint-Honoré", "O'Connell").
-_CAP = rf"[{_UP}][^\W\d_]*(?:['’-][^\W\d_]+)*"
+_CAP = capitalised_word_of(_UP)
 # A word of a city name: capitalised, no digits, and not a 2–3 letter state or province code.
 _CITY_WORD = rf"(?![A-Z]{{2,3}}\b){_CAP}\.?"
 _CITY = rf"{_CITY_WORD}(?:[ \t]+{_CITY_WORD}){{0,2}}"

@@ -18,6 +18,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from core.text import capitalised_word_of
+
 from . import name_lexicon as lexicon
 from . import public_names
 from .findings import Candidate
@@ -32,7 +34,7 @@ _UPPER = "".join(ch for ch in map(chr, range(0x250)) if ch.isupper()) + "".join(
     ch for ch in map(chr, range(0x370, 0x530)) if ch.isupper()
 )
 _WORD = re.compile(
-    rf"(?<![\w'’-])(?:[{re.escape(_UPPER)}][^\W\d_]*(?:['’-][^\W\d_]+)*\.?"
+    rf"(?<![\w'’-])(?:{capitalised_word_of(re.escape(_UPPER))}\.?"
     rf"|(?:{'|'.join(sorted(lexicon.PARTICLES, key=len, reverse=True))})(?![\w'’-]))"
 )
 # Mc/Mac/O'/De-style inner capitals are names; other inner capitals are CamelCase identifiers.

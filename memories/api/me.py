@@ -16,25 +16,43 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memories import selectors, transfer
+from core.api.fields import QueryParamsSerializer
+from core.api.openapi import error_responses
+from core.api.pagination import StandardPagination, paginated
+from memories import selectors
 from memories.api.serializers import MemoryOutputSerializer
-from samsite.api.fields import QueryParamsSerializer
-from samsite.api.openapi import error_responses
-from samsite.api.pagination import StandardPagination, paginated
+from memories.capture import transfer
 
 
 class MyMemoriesQuerySerializer(QueryParamsSerializer):
-    category = serializers.ChoiceField(choices=selectors.CATEGORIES, required=False,
-                                       help_text="fact, preference, style, topic, summary, or knowledge "
-                                                 "(decisions, solutions, standards…)")
+    kind_group = serializers.ChoiceField(
+        choices=selectors.KIND_GROUPS, required=False,
+        help_text="fact, preference, style, topic, summary, or knowledge (decisions, solutions, "
+                  "standards…): the group of the memory's kind. Not a space's categories, which "
+                  "?category= filters on /api/v1/memories/.")
+    category = serializers.ChoiceField(
+        choices=selectors.KIND_GROUPS, required=False,
+        help_text="Deprecated: the former name of kind_group here, still accepted (kind_group wins "
+                  "when both are given).")
     archived = serializers.BooleanField(required=False, default=False)
+
+    def validate(self, attrs: dict) -> dict:
+        # The former name counts only when the new one is absent.
+        former = attrs.pop("category", None)
+        attrs.setdefault("kind_group", former)
+        return attrs
 
 
 class MyMemoryOutputSerializer(MemoryOutputSerializer):
-    category = serializers.SerializerMethodField(help_text="seed 003's category of the memory's kind")
+    kind_group = serializers.SerializerMethodField(
+        help_text="The group of the memory's kind: fact, preference, style, topic, summary or knowledge")
+    category = serializers.SerializerMethodField(help_text="Deprecated: the same as kind_group")
+
+    def get_kind_group(self, memory) -> str:
+        return selectors.kind_group_of(memory.kind)
 
     def get_category(self, memory) -> str:
-        return selectors.category_of(memory.kind)
+        return selectors.kind_group_of(memory.kind)
 
 
 class MyExportQuerySerializer(QueryParamsSerializer):
@@ -52,12 +70,10 @@ class MyMemoriesView(APIView):
     def get(self, request: Request) -> Response:
         query = MyMemoriesQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        category = query.validated_data.get("category")
         filters = selectors.MemoryFilters(about_me=True, archived=query.validated_data["archived"],
-                                          kinds=selectors.kinds_of(category) if category else [])
-        rows = selectors.memory_list(actor=request.user, filters=filters).order_by("-updated_at", "id")
-        return paginated(self, request, rows, MyMemoryOutputSerializer,
-                         prepare=lambda page: selectors.hide_unseen_links(page, actor=request.user))
+                                          kind_group=query.validated_data.get("kind_group"))
+        rows = selectors.memory_list(actor=request.user, filters=filters)
+        return paginated(self, request, rows, MyMemoryOutputSerializer)
 
 
 class MyExportView(APIView):

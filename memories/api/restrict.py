@@ -8,10 +8,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.api.fields import JSONInputSerializer
+from core.api.openapi import error_responses
 from governance.api.serializers import RESTRICT_CHOICES
 from memories.restrictions import memory_restrict
-from samsite.api.fields import JSONInputSerializer
-from samsite.api.openapi import error_responses
 
 ERRORS = error_responses(400, 401, 403, 404, e403="Visible to you, but you may not change it")
 

@@ -8,22 +8,22 @@ from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from governance import access
-from governance.modes import Mode, Retention
-from governance.roles import role_for_rank
-from memories import capture, limits
-from memories.embeddings.registry import configured_model_name
-from memories.entry import known_kinds
-from memories.models import DecayType, EmbeddingStatus, Memory, MemoryType, Priority, Reliability, SourceType
-from samsite.api.fields import (
+from core.api.exceptions import flatten_errors
+from core.api.fields import (
     BoundedJSONObjectField,
     EntryTextField,
     JSONInputSerializer,
     QueryParamsSerializer,
     RFC3339DateTimeField,
 )
-from samsite.api.parsers import MAX_JSON_DEPTH
-from samsite.core.models import DuplicatePolicy, NearDuplicatePolicy, SpaceKind, SupersessionPolicy
+from core.api.parsers import MAX_JSON_DEPTH
+from core.models import DuplicatePolicy, NearDuplicatePolicy, SpaceKind, SupersessionPolicy
+from governance.modes import Mode, Retention
+from governance.roles import role_for_rank
+from memories import capture, limits
+from memories.embeddings.registry import configured_model_name
+from memories.entry import known_kinds
+from memories.models import DecayType, EmbeddingStatus, Memory, MemoryType, Priority, Reliability, SourceType
 
 # Largest metadata object a memory carries, as JSON text: room for any annotation,
 # small enough that redaction, hashing and version diffs stay cheap.
@@ -337,35 +337,13 @@ class MemoryListQuerySerializer(QueryParamsSerializer):
                                                "categories: GET /api/v1/spaces/{slug}/categories/).")
 
 
-class MemoryVersionListSerializer(serializers.ListSerializer):
-    """Hides unseen links in a whole page of versions with one query."""
-
-    def to_representation(self, data):
-        versions = list(data.all() if hasattr(data, "all") else data)
-        _hide_unseen_links_in_versions(versions, self.context)
-        return super().to_representation(versions)
-
-
-def _hide_unseen_links_in_versions(versions: list, context: dict) -> None:
-    """Blank snapshot and diff links to memories the reader may not see, like the detail
-    view blanks a memory's own superseded_by. The reader is context["request"].user;
-    without a request nobody is known to see anything, so every link is blanked."""
-    pending = [v for v in versions if not getattr(v, "_links_hidden", False)]
-    if not pending:
-        return
-    request = context.get("request")
-    actor = getattr(request, "user", None)
-    access.hide_unseen_links_in([[v.snapshot, v.changes] for v in pending], actor)
-    for version in pending:
-        version._links_hidden = True
-
-
 class MemoryVersionOutputSerializer(serializers.Serializer):
     """One version. Pass context={"request": request}: links in its snapshot and diff to
     memories the reader may not see are blanked."""
 
-    class Meta:
-        list_serializer_class = MemoryVersionListSerializer
+    # The docstring is the schema's published description, kept as it was. The links are
+    # blanked by memories.selectors (memory_version_list, memory_version_get), whoever
+    # serializes the version; the context is no longer read.
 
     version = serializers.IntegerField()
     created_at = serializers.DateTimeField()
@@ -373,10 +351,6 @@ class MemoryVersionOutputSerializer(serializers.Serializer):
     reason = serializers.CharField()
     changes = serializers.ListField(child=serializers.DictField())
     snapshot = serializers.DictField()
-
-    def to_representation(self, instance):
-        _hide_unseen_links_in_versions([instance], self.context)
-        return super().to_representation(instance)
 
 
 class MemoryVersionRestoreInputSerializer(JSONInputSerializer):
@@ -388,8 +362,9 @@ class MemoryVersionRestoreInputSerializer(JSONInputSerializer):
 
 @extend_schema_field(MemoryCreateInputSerializer(many=True))
 class BulkItemsField(serializers.ListField):
-    """Rows are checked one by one in the view (each gets its own errors), so the field takes
-    any objects; the schema documents each row as a memory create body."""
+    """Rows are checked one by one (MemoryBulkInputSerializer.validate: each gets its own
+    errors), so the field takes any objects; the schema documents each row as a memory create
+    body."""
 
 
 class MemoryBulkInputSerializer(JSONInputSerializer):
@@ -400,6 +375,21 @@ class MemoryBulkInputSerializer(JSONInputSerializer):
     atomic = serializers.BooleanField(
         default=False, help_text="When true, nothing is written unless every row is valid."
     )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """Each row checked against the create shape on its own, so a bad row fails alone:
+        `items` keeps every row in order (validated when valid), and `invalid` holds each
+        invalid row's errors by its index."""
+        items: list[dict[str, Any]] = []
+        invalid: dict[int, dict[str, list[str]]] = {}
+        for index, item in enumerate(attrs["items"]):
+            row = MemoryCreateInputSerializer(data=item)
+            if row.is_valid():
+                items.append(row.validated_data)
+            else:
+                items.append(item)
+                invalid[index] = flatten_errors(row.errors)
+        return {**attrs, "items": items, "invalid": invalid}
 
 
 class MemoryBulkRowSerializer(serializers.Serializer):

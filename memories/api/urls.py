@@ -1,13 +1,14 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from memories.api import lifecycle, views
-from memories.api.categories import CategoryDetailView, SpaceCategoriesView
-from memories.api.chat_imports import ChatImportDetailView, SpaceChatImportView
-from memories.api.entities import EntityDetailView, EntityMergeView, SpaceEntitiesView
-from memories.api.graph import MemoryGraphView, MemoryRelationsView, RelationDetailView
+from memories.api import views
 from memories.api.me import MyExportView, MyMemoriesView
 from memories.api.restrict import MemoryRestrictView
+from memories.capture.api import ChatImportDetailView, SpaceChatImportView
+from memories.categories.api import CategoryDetailView, SpaceCategoriesView
+from memories.entities.api.entities import EntityDetailView, EntityMergeView, SpaceEntitiesView
+from memories.entities.api.graph import MemoryGraphView, MemoryRelationsView, RelationDetailView
+from memories.lifecycle import api as lifecycle
 
 router = SimpleRouter(trailing_slash=True)
 router.register("spaces", views.SpaceViewSet, basename="space")

@@ -17,20 +17,19 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.api.exceptions import error_body
+from core.api.openapi import error_responses
+from core.api.pagination import StandardPagination, paginated
+from core.results import WriteResult
 from governance import retention
 from governance import spaces as space_services
-from governance.modes import WriteOutcome
-from memories import curation, selectors, services
+from memories import selectors, services
 from memories.api import serializers as s
 from memories.api.idempotency import HEADER_PARAMETER, idempotent
-from memories.api.lifecycle import FeedbackViews
+from memories.lifecycle import curation
+from memories.lifecycle.api import FeedbackViews
 from memories.models import Memory
 from memories.schema import MEMORY_ENTRY_SCHEMA
-from samsite.api.exceptions import error_body, flatten_errors
-from samsite.api.openapi import error_responses
-from samsite.api.pagination import StandardPagination, paginated
-from samsite.core.errors import NotFound
-from samsite.core.results import WriteResult
 
 ERRORS = error_responses(400, 401, 404)
 # Writes: 409 when the memory mode refuses writes now (paused, off), or the state clashes.
@@ -173,8 +172,7 @@ class MemoryViewSet(FeedbackViews, viewsets.ViewSet):
             category=q.get("category"),
         )
         queryset = selectors.memory_list(actor=request.user, filters=filters)
-        return paginated(self, request, queryset, s.MemoryOutputSerializer,
-                         prepare=lambda page: selectors.hide_unseen_links(page, actor=request.user))
+        return paginated(self, request, queryset, s.MemoryOutputSerializer)
 
     @extend_schema(request=s.MemoryCreateInputSerializer,
                    responses={201: s.MemoryWriteOutputSerializer,
@@ -187,15 +185,7 @@ class MemoryViewSet(FeedbackViews, viewsets.ViewSet):
     def create(self, request: Request) -> Response:
         data = s.MemoryCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        result = services.memory_create(actor=request.user, data=data.validated_data)
-        if result.persisted:
-            # Answer with the memory as the author may read it back.
-            try:
-                result.instance = selectors.memory_get(actor=request.user, memory_id=result.instance.id)
-            except NotFound:
-                # Stored, but carrying a tag restricted above the author's role: they get
-                # back what they wrote, and will not see it in lists.
-                result.instance = selectors.hide_unseen_links([result.instance], actor=request.user)[0]
+        result = services.memory_create(actor=request.user, data=data.validated_data, read_back=True)
         return _write_answer(result, code=status.HTTP_201_CREATED)
 
     @extend_schema(responses={200: s.MemoryOutputSerializer, **ERRORS}, summary="Get a memory")
@@ -254,8 +244,7 @@ class MemoryViewSet(FeedbackViews, viewsets.ViewSet):
     @action(detail=True, methods=["get"], url_path="versions", pagination_class=None)
     def versions(self, request: Request, pk: str) -> Response:
         versions = selectors.memory_version_list(actor=request.user, memory_id=pk)
-        return Response(s.MemoryVersionOutputSerializer(versions, many=True,
-                                                        context={"request": request}).data)
+        return Response(s.MemoryVersionOutputSerializer(versions, many=True).data)
 
     @extend_schema(
         parameters=[OpenApiParameter("version", int, OpenApiParameter.PATH)],
@@ -264,7 +253,7 @@ class MemoryViewSet(FeedbackViews, viewsets.ViewSet):
     @action(detail=True, methods=["get"], url_path=r"versions/(?P<version>[0-9]+)")
     def version_detail(self, request: Request, pk: str, version: str) -> Response:
         found = selectors.memory_version_get(actor=request.user, memory_id=pk, version=int(version))
-        return Response(s.MemoryVersionOutputSerializer(found, context={"request": request}).data)
+        return Response(s.MemoryVersionOutputSerializer(found).data)
 
     @extend_schema(
         parameters=[OpenApiParameter("version", int, OpenApiParameter.PATH)],
@@ -332,45 +321,16 @@ class MemoryViewSet(FeedbackViews, viewsets.ViewSet):
     def bulk(self, request: Request) -> Response:
         data = s.MemoryBulkInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        items, atomic = data.validated_data["items"], data.validated_data["atomic"]
-        shape_errors: dict[int, dict[str, list[str]]] = {}
-        valid_items: list[tuple[int, dict]] = []
-        for index, item in enumerate(items):
-            item_input = s.MemoryCreateInputSerializer(data=item)
-            if item_input.is_valid():
-                valid_items.append((index, item_input.validated_data))
-            else:
-                shape_errors[index] = flatten_errors(item_input.errors)
-        if atomic and shape_errors:
-            result_rows: list[dict] = []
-        else:
-            result = services.memory_bulk_create(
-                actor=request.user, items=[item for _, item in valid_items], atomic=atomic
-            )
-            result_rows = []
-            for (index, _), row in zip(valid_items, result.rows, strict=True):
-                if row.errors:
-                    shape_errors[index] = row.errors
-                elif row.memory is not None:
-                    result_rows.append({"index": index, "ok": True, "id": row.memory.id,
-                                        "persisted": row.outcome is WriteOutcome.STORE,
-                                        "reinforced": row.reinforced,
-                                        "redaction_report": row.redaction_report})
-        results = sorted(
-            result_rows + [{"index": i, "ok": False, "errors": e} for i, e in shape_errors.items()],
-            key=lambda r: r["index"],
-        )
-        if atomic and shape_errors:
-            fields = {f"items[{i}].{k}": v for i, e in shape_errors.items() for k, v in e.items()}
+        report = services.memory_bulk_submit(actor=request.user, items=data.validated_data["items"],
+                                             invalid=data.validated_data["invalid"],
+                                             atomic=data.validated_data["atomic"])
+        if report.refused:
+            fields = {f"items[{i}].{k}": v for i, e in report.errors.items() for k, v in e.items()}
             body = error_body("invalid", "Some rows are invalid; nothing was written.", fields)
-            body["results"] = results
+            body["results"] = report.results
             return Response(body, status=status.HTTP_400_BAD_REQUEST)
-        created_count = sum(1 for r in results if r["ok"])
-        body = {"created": created_count, "reinforced": sum(1 for r in results if r.get("reinforced")),
-                "failed": len(results) - created_count,
-                "atomic": atomic, "results": results}
-        code = status.HTTP_201_CREATED if not shape_errors else status.HTTP_200_OK
-        return Response(s.MemoryBulkOutputSerializer(body).data, status=code)
+        code = status.HTTP_201_CREATED if not report.errors else status.HTTP_200_OK
+        return Response(s.MemoryBulkOutputSerializer(report.summary()).data, status=code)
 
 
 @extend_schema(responses={200: OpenApiResponse(description="JSON Schema (draft-07)")},

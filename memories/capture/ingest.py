@@ -17,17 +17,18 @@ from typing import Any
 
 from django.db import transaction
 
+from core.actor import Actor
+from core.errors import Forbidden, InvalidInput, ModeRefusesWrites
+from core.models import Space
 from governance import access, policy, privacy
 from governance.audit.services import audit_record
 from governance.crypto import keyed_digest
 from governance.modes import WriteOutcome
-from memories import graph, services
+from memories import services
 from memories.capture import SOURCES, chatgpt, claude_code, cursor, exchanges, extract, jsonl, model_extractor
 from memories.capture.conversation import Conversation, ItemError
+from memories.entities import graph
 from memories.models import ImportedConversation, Memory
-from samsite.core.actor import Actor
-from samsite.core.errors import Forbidden, InvalidInput, ModeRefusesWrites
-from samsite.core.models import Space
 
 READERS: dict[str, ModuleType] = {m.SOURCE: m for m in (claude_code, chatgpt, cursor, jsonl)}
 MEMORY_TYPES = {"solution": "procedural", "standard": "procedural", "gotcha": "procedural"}

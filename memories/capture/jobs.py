@@ -1,22 +1,43 @@
-"""The job that imports an uploaded chat history (memories.tasks.chat_import_run)."""
+"""Uploaded chat histories: queued as an import, then imported by a job (memories.tasks.chat_import_run)."""
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
 
+from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
+from core.actor import Actor
+from core.errors import DomainError, InvalidInput
+from core.jobs import enqueue_on_commit
+from governance import access
 from memories.capture import ingest, uploads
 from memories.models import ChatImport, ChatImportStatus
-from samsite.core.errors import DomainError
-from samsite.core.jobs import enqueue_on_commit
 
 logger = logging.getLogger(__name__)
 
 # A large export takes minutes (about 1,000 conversations a minute with embedding, docs/capture.md).
 IMPORT_TASK_TIMEOUT = 3600
+
+
+def chat_import_create(*, actor: Actor, space_slug: str, source: str, upload: UploadedFile) -> ChatImport:
+    """Queue an uploaded history for import into the space: who may import what comes first
+    (404, 403, 409, 400 for a source SAM cannot read), then the size (400); the upload is
+    stored, unpacked when a zip, and its job enqueued once the import is committed."""
+    space = access.access_space(actor, slug=space_slug, action="write")
+    ingest.check_allowed(actor=actor, space=space, source=source)
+    size, limit = upload.size or 0, int(settings.SAM_CHAT_IMPORT_MAX_BYTES)
+    if size > limit:
+        raise InvalidInput("The history is too large.", fields={"file": [f"Must be at most {limit} bytes."]})
+    chat_import = ChatImport(space=space, source=source, file_name=(upload.name or "")[:255],
+                             size_bytes=size, created_by=access.user_or_none(actor))
+    path = uploads.store(chat_import.pk, upload)
+    chat_import.save()
+    enqueue(chat_import, path)
+    return chat_import
 
 
 def enqueue(chat_import: ChatImport, path: Path) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 from django.conf import settings
 
-from memories.capture import extract
+from memories.capture import extract, rules
 from memories.capture.exchanges import Exchange
 
 logger = logging.getLogger(__name__)
@@ -139,7 +139,7 @@ def _candidates(data: Any, exchanges: list[Exchange], *, profile: str, start: in
         kind, category, priority = RULES[item["rule"]]
         found.append(extract.Candidate(
             kind=kind, category=category, priority=priority, confidence=round(min(confidence, 0.85), 2),
-            title=f"{extract.TITLES.get(item['rule'], 'A memory')}", content=content,
+            title=f"{rules.TITLES.get(item['rule'], 'A memory')}", content=content,
             evidence=evidence[:300], exchange=max(exchange, 0), rule=f"model:{item['rule']}",
             value=str(item.get("value") or "")[:200]))
     return found

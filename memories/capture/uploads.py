@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
-from samsite.core.errors import InvalidInput
+from core.errors import InvalidInput
 
 
 def folder(import_id: str) -> Path:

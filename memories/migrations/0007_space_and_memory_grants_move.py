@@ -1,4 +1,4 @@
-"""Space moves to samsite.core, and the per-memory grants come here from governance, in the
+"""Space moves to core, and the per-memory grants come here from governance, in the
 state only: every table keeps its name and no row is copied."""
 
 import django.db.models.deletion

@@ -2,7 +2,7 @@
 
 import django.contrib.postgres.fields
 import django.db.models.deletion
-import samsite.core.sealing
+import core.sealing
 from django.db import migrations, models
 
 
@@ -23,7 +23,7 @@ class Migration(migrations.Migration):
                 ('description', models.CharField(blank=True, default='', max_length=300)),
                 ('keywords', django.contrib.postgres.fields.ArrayField(base_field=models.CharField(max_length=40), blank=True, default=list, size=None)),
                 ('builtin', models.BooleanField(default=False)),
-                ('summary', samsite.core.sealing.SealedTextField(default='')),
+                ('summary', core.sealing.SealedTextField(default='')),
                 ('summary_updated_at', models.DateTimeField(blank=True, null=True)),
                 ('item_count', models.PositiveIntegerField(default=0)),
                 ('created_at', models.DateTimeField(auto_now_add=True)),

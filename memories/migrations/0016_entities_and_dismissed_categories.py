@@ -3,7 +3,7 @@
 import django.contrib.postgres.fields
 import django.contrib.postgres.indexes
 import django.db.models.deletion
-import samsite.core.sealing
+import core.sealing
 from django.db import migrations, models
 
 
@@ -29,10 +29,10 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('kind', models.CharField(choices=[('person', 'Person'), ('project', 'Project'), ('file', 'File'), ('library', 'Library'), ('name', 'Name')], default='name', max_length=10)),
-                ('name', samsite.core.sealing.SealedTextField()),
+                ('name', core.sealing.SealedTextField()),
                 ('key', models.CharField(max_length=24)),
                 ('key_id', models.PositiveIntegerField()),
-                ('aliases', samsite.core.sealing.SealedJSONField(blank=True, default=list)),
+                ('aliases', core.sealing.SealedJSONField(blank=True, default=list)),
                 ('alias_keys', django.contrib.postgres.fields.ArrayField(base_field=models.CharField(max_length=24), blank=True, default=list, size=None)),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('space', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='entities', to='core.space')),

@@ -8,12 +8,12 @@ from typing import Any
 from django.utils import timezone
 from rest_framework import serializers
 
+from core.api.fields import BoundedJSONObjectField, JSONInputSerializer, QueryParamsSerializer
+from core.api.parsers import MAX_JSON_DEPTH
 from prd import limits
 from prd.learnings import Learning
 from prd.models import ChainStatus, EventType, ExecutionStatus, PRDDecision, PRDEvent
 from prd.selectors import ResumeContext
-from samsite.api.fields import BoundedJSONObjectField, JSONInputSerializer, QueryParamsSerializer
-from samsite.api.parsers import MAX_JSON_DEPTH
 
 
 def _optional_text(max_length: int, **kwargs: Any) -> serializers.CharField:

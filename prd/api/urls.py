@@ -1,6 +1,7 @@
 from rest_framework.routers import SimpleRouter
 
-from prd.api import session_views, views
+from prd.api import views
+from prd.sessions.api import views as session_views
 
 router = SimpleRouter(trailing_slash=True)
 router.register("prd/executions", views.PRDExecutionViewSet, basename="prd-execution")

@@ -10,14 +10,14 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.api.fields import comma_separated
+from core.api.openapi import error_responses
+from core.api.pagination import StandardPagination, paginated
+from core.results import WriteResult
 from prd import limits, selectors, services
 from prd.api import serializers as s
 from prd.models import ChainStatus, ThinkingChain
 from prd.thoughts import ThoughtInput
-from samsite.api.fields import comma_separated
-from samsite.api.openapi import error_responses
-from samsite.api.pagination import StandardPagination, paginated
-from samsite.core.results import WriteResult
 
 ERRORS = error_responses(400, 401, 404)
 # Lists: 404 for a page past the last one.

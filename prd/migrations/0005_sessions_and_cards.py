@@ -4,8 +4,8 @@
 
 import django.contrib.postgres.fields
 import django.db.models.deletion
-import prd.models.sessions
-import samsite.core.sealing
+import prd.sessions.models
+import core.sealing
 from django.conf import settings
 from django.db import migrations, models
 
@@ -23,9 +23,9 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='AgentSession',
             fields=[
-                ('id', models.CharField(default=prd.models.sessions.new_session_id, editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=prd.sessions.models.new_session_id, editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('key', models.CharField(blank=True, max_length=120, null=True)),
-                ('title', samsite.core.sealing.SealedTextField(blank=True, default='')),
+                ('title', core.sealing.SealedTextField(blank=True, default='')),
                 ('agent_id', models.CharField(blank=True, default='', max_length=200)),
                 ('event_count', models.PositiveIntegerField(default=0)),
                 ('cards_through', models.PositiveIntegerField(default=0)),
@@ -44,16 +44,16 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='SessionEvent',
             fields=[
-                ('id', models.CharField(default=prd.models.sessions.new_session_event_id, editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=prd.sessions.models.new_session_event_id, editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('sequence', models.PositiveIntegerField()),
                 ('event_id', models.CharField(max_length=120)),
                 ('event_type', models.CharField(choices=[('chat_turn', 'Chat Turn'), ('voice_transcript', 'Voice Transcript'), ('command_intent', 'Command Intent'), ('command_run', 'Command Run'), ('file_change', 'File Change'), ('test_result', 'Test Result'), ('decision', 'Decision'), ('handoff', 'Handoff'), ('summary', 'Summary'), ('action_run', 'Action Run')], max_length=24)),
                 ('source', models.CharField(choices=[('chat', 'Chat'), ('terminal', 'Terminal'), ('git', 'Git'), ('files', 'Files'), ('tests', 'Tests'), ('docs', 'Docs'), ('import', 'Import'), ('agent', 'Agent')], max_length=16)),
                 ('role', models.CharField(blank=True, default='', max_length=16)),
                 ('ts', models.DateTimeField()),
-                ('text', samsite.core.sealing.SealedTextField(blank=True, default='')),
-                ('data', samsite.core.sealing.SealedJSONField(blank=True, default=dict)),
-                ('refs', samsite.core.sealing.SealedJSONField(blank=True, default=dict)),
+                ('text', core.sealing.SealedTextField(blank=True, default='')),
+                ('data', core.sealing.SealedJSONField(blank=True, default=dict)),
+                ('refs', core.sealing.SealedJSONField(blank=True, default=dict)),
                 ('topic_tags', django.contrib.postgres.fields.ArrayField(base_field=models.CharField(max_length=64), blank=True, default=list, size=None)),
                 ('importance', models.FloatField(default=0.5)),
                 ('confidence', models.FloatField(default=1.0)),
@@ -72,13 +72,13 @@ class Migration(migrations.Migration):
         migrations.CreateModel(
             name='MemoryCard',
             fields=[
-                ('id', models.CharField(default=prd.models.sessions.new_card_id, editable=False, max_length=40, primary_key=True, serialize=False)),
+                ('id', models.CharField(default=prd.sessions.models.new_card_id, editable=False, max_length=40, primary_key=True, serialize=False)),
                 ('key', models.CharField(max_length=200, unique=True)),
                 ('card_type', models.CharField(choices=[('decision', 'Decision'), ('project_fact', 'Project Fact'), ('procedure', 'Procedure'), ('gotcha', 'Gotcha'), ('task_state', 'Task State'), ('glossary', 'Glossary')], max_length=16)),
-                ('references', samsite.core.sealing.SealedJSONField(blank=True, default=list)),
-                ('scope_path', samsite.core.sealing.SealedTextField(blank=True, default='')),
+                ('references', core.sealing.SealedJSONField(blank=True, default=list)),
+                ('scope_path', core.sealing.SealedTextField(blank=True, default='')),
                 ('scope_branch', models.CharField(blank=True, default='', max_length=200)),
-                ('command', samsite.core.sealing.SealedTextField(blank=True, default='')),
+                ('command', core.sealing.SealedTextField(blank=True, default='')),
                 ('evidence_until', models.DateTimeField()),
                 ('status', models.CharField(choices=[('unchecked', 'Unchecked'), ('pass', 'Pass'), ('failed', 'Failed'), ('stale', 'Stale')], default='unchecked', max_length=12)),
                 ('checked_at', models.DateTimeField()),
@@ -103,7 +103,7 @@ class Migration(migrations.Migration):
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('status', models.CharField(choices=[('unchecked', 'Unchecked'), ('pass', 'Pass'), ('failed', 'Failed'), ('stale', 'Stale')], max_length=12)),
                 ('validator', models.CharField(max_length=100)),
-                ('note', samsite.core.sealing.SealedTextField(blank=True, default='')),
+                ('note', core.sealing.SealedTextField(blank=True, default='')),
                 ('checked_at', models.DateTimeField()),
                 ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
                 ('card', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='validations', to='prd.memorycard')),

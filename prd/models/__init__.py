@@ -1,9 +1,8 @@
 """The prd app's models: PRD executions and thinking chains (executions), coding sessions
 and the memory cards compiled from them (sessions)."""
 
+from prd.event_log import AppendOnly, AppendOnlyError
 from prd.models.executions import (
-    AppendOnly,
-    AppendOnlyError,
     ChainStatus,
     EventType,
     ExecutionStatus,
@@ -21,7 +20,7 @@ from prd.models.executions import (
     new_event_id,
     new_execution_id,
 )
-from prd.models.sessions import (
+from prd.sessions.models import (
     AgentSession,
     CardStatus,
     CardType,

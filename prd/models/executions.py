@@ -16,11 +16,12 @@ from django.db.models import F, Q
 from pgvector.django import VectorField
 from ulid import ULID
 
+from core.models import Space
 from governance.crypto.fields import SealedJSONField, SealedTextField
 from memories.models import Memory
 from prd import limits
+from prd.event_log import AppendOnly
 from prd.progress import STATES
-from samsite.core.models import Space
 
 
 def new_execution_id() -> str:
@@ -72,31 +73,6 @@ class ChainStatus(models.TextChoices):
     ACTIVE = "active"
     COMPLETED = "completed"
     ABANDONED = "abandoned"
-
-
-class AppendOnlyError(RuntimeError):
-    """Raised when code tries to change or delete a row of an append-only log."""
-
-
-class AppendOnly(models.Model):
-    """Rows that are written once. Saving an existing row or deleting one raises.
-
-    Deleting a whole execution still removes its log (a cascade, not a row delete); the
-    admin offers no change or delete for these rows. The database backs this up: a trigger
-    refuses any UPDATE of a column but the sealed ones, which key rotation re-seals
-    (migrations/0002_append_only_log_triggers.py).
-    """
-
-    class Meta:
-        abstract = True
-
-    def save(self, *args, **kwargs) -> None:
-        if not self._state.adding:
-            raise AppendOnlyError(f"{type(self).__name__} rows are append-only.")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise AppendOnlyError(f"{type(self).__name__} rows are append-only.")
 
 
 class PRDExecutionQuerySet(models.QuerySet["PRDExecution"]):

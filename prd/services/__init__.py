@@ -1,12 +1,11 @@
-"""Writes and workflows for PRD executions and thinking chains, one module per sub-domain:
+"""Writes and workflows for PRD executions and thinking chains, one module per sub-domain
+(coding sessions and their memory cards are prd/sessions/, imported through
+prd.sessions.services, whose EventInput is not the PRD one):
 
 - executions: start or resume, events and decisions, status, replay of the log;
 - memory_formation: the memories a log forms (its rules are prd.formation), in a job;
 - compaction: a completed execution's remaining memories and narrative summary;
 - chains: thinking chains, their summary, embedding and memories;
-- session_events, session_cards: coding sessions and their events; memory cards compiled
-  from them, stated and checked (import them through prd.services.sessions: its EventInput
-  is not the PRD one);
 - common: input cleaning and its redaction report, the memory mode's answer, jobs.
 
 Every storage-bound text of the prd app is written by these modules and nowhere else

@@ -9,7 +9,10 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from governance import access
+from core.actor import Actor
+from core.errors import Conflict
+from core.results import WriteResult
+from governance import access, policy
 from governance.audit.services import audit_record
 from governance.crypto import datakeys, search
 
@@ -26,7 +29,6 @@ from prd.models import (
 )
 from prd.services.common import (
     collecting_redactions,
-    discard_if,
     enqueue,
     invalid,
     redact,
@@ -38,8 +40,6 @@ from prd.services.common import (
 from prd.services.compaction import CompactionOutcome, keeps_better_summary
 from prd.services.memory_formation import Gate, form, form_or_refresh, formation_gate
 from prd.summarizers import registry
-from samsite.core.errors import Conflict
-from samsite.core.results import WriteResult
 
 logger = logging.getLogger(__name__)
 
@@ -59,13 +59,13 @@ def _refresh_chain_search(chain: ThinkingChain) -> None:
                        [vector, chain.pk])
 
 
-def _locked_chain(actor, chain_id: str) -> ThinkingChain:
+def _locked_chain(actor: Actor, chain_id: str) -> ThinkingChain:
     queryset = ThinkingChain.objects.select_for_update(no_key=True, of=("self",)).select_related("space")
     return access.access_object(queryset, actor, pk=chain_id, action="write", label="thinking chain")
 
 
 @transaction.atomic
-def chain_start(*, actor, space: str, query: str, agent_id: str = "",
+def chain_start(*, actor: Actor, space: str, query: str, agent_id: str = "",
                 execution_id: str | None = None) -> WriteResult[ThinkingChain]:
     """Start a chain of thoughts on `query`, optionally tied to a PRD execution of the space."""
     target_space = access.access_space(actor, slug=space, action="write")
@@ -85,12 +85,12 @@ def chain_start(*, actor, space: str, query: str, agent_id: str = "",
     _refresh_chain_search(chain)
     audit_record("create", actor=actor, space=target_space, target=chain, after={"query": chain.query},
            digest_text=True)
-    discard_if(outcome_of_mode)
+    policy.keep_or_discard(outcome_of_mode)
     return WriteResult(chain, redaction_report=report)
 
 
 @transaction.atomic
-def thought_add(*, actor, chain_id: str, data: thoughts.ThoughtInput) -> WriteResult[ThinkingChain]:
+def thought_add(*, actor: Actor, chain_id: str, data: thoughts.ThoughtInput) -> WriteResult[ThinkingChain]:
     """Append a thought. 409 when the chain is closed or `number` is stale; 400 when
     `revises` or the branch fields do not fit the chain (prd.thoughts)."""
     chain = _locked_chain(actor, chain_id)
@@ -110,12 +110,12 @@ def thought_add(*, actor, chain_id: str, data: thoughts.ThoughtInput) -> WriteRe
     _refresh_chain_search(chain)
     audit_record("edit", actor=actor, space=chain.space, target=chain,
            after={"thought": thought["number"], "content": thought["content"]}, digest_text=True)
-    discard_if(outcome_of_mode)
+    policy.keep_or_discard(outcome_of_mode)
     return WriteResult(chain, redaction_report=report)
 
 
 @transaction.atomic
-def chain_complete(*, actor, chain_id: str) -> WriteResult[ThinkingChain]:
+def chain_complete(*, actor: Actor, chain_id: str) -> WriteResult[ThinkingChain]:
     """Close the chain and enqueue its summary, embedding and memories. Idempotent.
 
     Like every write, 409 while the space (or the caller's mode) is paused or off."""
@@ -134,12 +134,12 @@ def chain_complete(*, actor, chain_id: str) -> WriteResult[ThinkingChain]:
     enqueue("prd.tasks.chain_summarise", chain_id=chain.id)
     audit_record("edit", actor=actor, space=chain.space, target=chain,
            before={"status": ChainStatus.ACTIVE}, after={"status": ChainStatus.COMPLETED})
-    discard_if(outcome_of_mode)
+    policy.keep_or_discard(outcome_of_mode)
     return WriteResult(chain)
 
 
 @transaction.atomic
-def chain_abandon(*, actor, chain_id: str, reason: str = "") -> WriteResult[ThinkingChain]:
+def chain_abandon(*, actor: Actor, chain_id: str, reason: str = "") -> WriteResult[ThinkingChain]:
     """Close the chain without a summary or memories. Idempotent; a completed chain is 409."""
     chain = _locked_chain(actor, chain_id)
     outcome_of_mode = writable(actor, chain.space)
@@ -157,12 +157,12 @@ def chain_abandon(*, actor, chain_id: str, reason: str = "") -> WriteResult[Thin
     # keeps only its fingerprint, so the text does not outlive the chain.
     audit_record("edit", actor=actor, space=chain.space, target=chain, digest_text=True,
            before={"status": ChainStatus.ACTIVE}, after={"status": ChainStatus.ABANDONED, "reason": cleaned})
-    discard_if(outcome_of_mode)
+    policy.keep_or_discard(outcome_of_mode)
     return WriteResult(chain, redaction_report=report)
 
 
 @transaction.atomic
-def chain_summary_enqueue(*, actor, chain_id: str) -> bool:
+def chain_summary_enqueue(*, actor: Actor, chain_id: str) -> bool:
     """Queue the chain's summary again (the admin's action). False when it is not completed."""
     chain = _locked_chain(actor, chain_id)
     if chain.status != ChainStatus.COMPLETED:

@@ -10,8 +10,11 @@ from contextvars import ContextVar
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection
 
+from core import jobs
+from core.actor import Actor
+from core.errors import Conflict, InvalidInput
 from governance import policy, privacy
 from governance.modes import WriteOutcome
 
@@ -19,8 +22,6 @@ from governance.modes import WriteOutcome
 from memories.normalize import clean_content, clean_line
 from prd import thoughts
 from prd.progress import TransitionRefused
-from samsite.core import jobs
-from samsite.core.errors import Conflict, InvalidInput
 
 logger = logging.getLogger(__name__)
 
@@ -54,15 +55,9 @@ def collecting_redactions() -> Iterator[list[dict[str, Any]]]:
         _redactions.reset(token)
 
 
-def writable(actor, space) -> WriteOutcome:
+def writable(actor: Actor, space) -> WriteOutcome:
     """The memory mode's answer for a write (409 when paused or off)."""
     return policy.write_outcome(actor, space)
-
-
-def discard_if(outcome: WriteOutcome) -> None:
-    """Incognito: the caller gets its answer; the surrounding atomic block rolls back."""
-    if outcome is WriteOutcome.DISCARD:
-        transaction.set_rollback(True)
 
 
 def text(value: str, *, field_name: str, bounds: tuple[int, int], multiline: bool = True) -> str:

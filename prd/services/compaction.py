@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 # Looked up through the module at call time, so a test can swap the provider.
+from core.actor import Actor
 from prd import formation
 from prd.digest import execution_digest
 from prd.models import (
@@ -103,7 +104,7 @@ def execution_compact(*, execution_id: str, attempt: int = 1) -> CompactionOutco
 
 
 @transaction.atomic
-def execution_compaction_enqueue(*, actor, execution_id: str) -> bool:
+def execution_compaction_enqueue(*, actor: Actor, execution_id: str) -> bool:
     """Queue compaction again (the admin's action). False when the execution is not completed."""
     execution = locked_execution(actor, execution_id)
     if execution.status != ExecutionStatus.COMPLETED:

@@ -1,6 +1,7 @@
 """PRD executions: start or resume, events and decisions, status, and replay of the log.
 
-Appends to one execution serialise on its row lock (the package's docstring says why).
+Appends to one execution serialise on its row lock (the package's docstring says why); the
+mechanism, shared with the sessions' log, is prd.event_log.
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from core.actor import Actor
+from core.errors import Conflict
 from governance import access, policy
 from governance.audit.services import audit_record
 
 # Looked up through the module at call time, so a test can swap the provider.
 from memories.normalize import clean_content, clean_line
-from prd import formation, limits, prd_changes
+from prd import event_log, formation, limits, prd_changes
 from prd.models import (
     EventType,
     ExecutionStatus,
@@ -34,7 +37,6 @@ from prd.models import (
 from prd.progress import EventFacts, Fold, TransitionRefused, replay
 from prd.services.common import (
     collecting_redactions,
-    discard_if,
     enqueue,
     invalid,
     redact,
@@ -43,7 +45,6 @@ from prd.services.common import (
     writable,
 )
 from prd.summarizers.extractive import clip
-from samsite.core.errors import Conflict
 
 logger = logging.getLogger(__name__)
 
@@ -95,7 +96,7 @@ def _requirements(requirements: list[RequirementInput] | None) -> list[dict[str,
     return cleaned
 
 
-def execution_start(*, actor, space: str, prd_ref: str, title: str | None = None,
+def execution_start(*, actor: Actor, space: str, prd_ref: str, title: str | None = None,
                     prd_hash: str | None = None, prd_content: str | None = None,
                     requirements: list[RequirementInput] | None = None,
                     agent_id: str = "") -> StartResult:
@@ -132,10 +133,9 @@ def execution_start(*, actor, space: str, prd_ref: str, title: str | None = None
     raise AssertionError("unreachable")
 
 
-def _start_locked(actor, space, ref: str, title: str | None, digest: str | None,
+def _start_locked(actor: Actor, space, ref: str, title: str | None, digest: str | None,
                   declared: list[dict[str, str]] | None, agent: str) -> StartResult:
-    execution = (PRDExecution.objects.select_for_update(no_key=True, of=("self",)).select_related("space")
-                 .filter(space=space, prd_ref=ref).first())
+    execution = event_log.locked(PRDExecution).filter(space=space, prd_ref=ref).first()
     created = execution is None
     if execution is None:
         execution = PRDExecution(space=space, prd_ref=ref, created_by=access.user_or_none(actor))
@@ -170,11 +170,11 @@ def _start_locked(actor, space, ref: str, title: str | None, digest: str | None,
     )
     audit_record("create" if created else "edit", actor=actor, space=space, target=execution,
            after={"prd_ref": ref, "run": run.number, "prd_changed": run.prd_changed})
-    discard_if(policy.write_outcome(actor, space))
+    policy.keep_or_discard(policy.write_outcome(actor, space))
     return StartResult(execution=execution, created=created, run=run)
 
 
-def _record_run_after_completion(actor, execution: PRDExecution, before: dict[str, Any] | None, *,
+def _record_run_after_completion(actor: Actor, execution: PRDExecution, before: dict[str, Any] | None, *,
                                  title: str | None, digest: str | None,
                                  declared: list[dict[str, str]] | None, agent: str) -> StartResult:
     """A start on a completed execution: completed is final, so its title, hash,
@@ -195,7 +195,7 @@ def _record_run_after_completion(actor, execution: PRDExecution, before: dict[st
     audit_record("edit", actor=actor, space=execution.space, target=execution,
            after={"prd_ref": execution.prd_ref, "run": run.number, "prd_changed": run.prd_changed,
                   "completed": True})
-    discard_if(policy.write_outcome(actor, execution.space))
+    policy.keep_or_discard(policy.write_outcome(actor, execution.space))
     return StartResult(execution=execution, created=False, run=run)
 
 
@@ -234,9 +234,8 @@ class AppendResult:
     redaction_report: list[dict[str, Any]] = field(default_factory=list)
 
 
-def locked_execution(actor, execution_id: str) -> PRDExecution:
-    queryset = PRDExecution.objects.select_for_update(no_key=True, of=("self",)).select_related("space")
-    return access.access_object(queryset, actor, pk=execution_id, action="write", label="PRD execution")
+def locked_execution(actor: Actor, execution_id: str) -> PRDExecution:
+    return event_log.lock_parent(PRDExecution, actor, pk=execution_id, label="PRD execution")
 
 
 def _clean_event(data: EventInput) -> EventInput:
@@ -290,7 +289,7 @@ def _decision_from_detail(data: EventInput) -> DecisionInput:
                          idempotency_key=data.idempotency_key)
 
 
-def event_append(*, actor, execution_id: str, data: EventInput) -> AppendResult:
+def event_append(*, actor: Actor, execution_id: str, data: EventInput) -> AppendResult:
     """Append one event; progress follows. A decision_made event also records its decision.
 
     Raises InvalidInput (400) for bad fields, Conflict (409) for an event that does not fit
@@ -306,7 +305,7 @@ def event_append(*, actor, execution_id: str, data: EventInput) -> AppendResult:
     return result
 
 
-def decision_record(*, actor, execution_id: str, data: DecisionInput) -> AppendResult:
+def decision_record(*, actor: Actor, execution_id: str, data: DecisionInput) -> AppendResult:
     """Record a decision, logged as a decision_made event in the same transaction."""
     with collecting_redactions() as report:
         decision = _clean_decision(data)
@@ -330,34 +329,33 @@ def _chain_in_space(chain_id: str | None, space_id: int, *, field_name: str = "t
 
 
 def _replayed(execution: PRDExecution, event: EventInput) -> AppendResult | None:
+    """The event logged before under the event's idempotency key, when there is one."""
     if not event.idempotency_key:
         return None
     existing = (execution.events.filter(idempotency_key=event.idempotency_key)
                 .select_related("decision").first())
     if existing is None:
         return None
-    if (existing.type, existing.summary) != (event.type, event.summary) or (
-            event.requirement_id and existing.requirement_id != event.requirement_id):
-        raise Conflict(f"Idempotency key '{event.idempotency_key}' was used for another event "
-                       f"(#{existing.sequence}).", fields={"idempotency_key": ["Already used."]})
+    # The same event: its type and summary, and its requirement when the retry names one.
+    same = (existing.type, existing.summary) == (event.type, event.summary) and (
+        not event.requirement_id or existing.requirement_id == event.requirement_id)
+    existing = event_log.replay(existing, same=same, conflict=Conflict(
+        f"Idempotency key '{event.idempotency_key}' was used for another event (#{existing.sequence}).",
+        fields={"idempotency_key": ["Already used."]}))
     return AppendResult(execution=execution, event=existing,
                         decision=getattr(existing, "decision", None), replayed=True)
 
 
 @transaction.atomic
-def _append(actor, execution_id: str, data: EventInput, decision: DecisionInput | None) -> AppendResult:
+def _append(actor: Actor, execution_id: str, data: EventInput,
+            decision: DecisionInput | None) -> AppendResult:
     execution = locked_execution(actor, execution_id)
+    # A retry answers with what it logged, before the mode is asked: it writes nothing.
     replayed = _replayed(execution, data)
     if replayed is not None:
         return replayed
     outcome_of_mode = writable(actor, execution.space)
-    if execution.status == ExecutionStatus.COMPLETED:
-        raise Conflict(f"PRD execution '{execution.id}' is completed; its log is closed.",
-                       fields={"status": ["completed"]})
-    chain = _chain_in_space(data.thinking_chain, execution.space_id)
-    if data.resolves and not execution.events.filter(pk=data.resolves, type=EventType.BLOCKER_HIT).exists():
-        raise invalid("resolves", f"No blocker_hit event '{data.resolves}' in this execution.")
-
+    chain = _check_appendable(execution, data)
     fold = Fold.from_json(execution.state)
     event_id = new_event_id()
     try:
@@ -366,13 +364,13 @@ def _append(actor, execution_id: str, data: EventInput, decision: DecisionInput 
     except TransitionRefused as exc:
         raise refused(exc) from None
 
-    sequence = execution.event_count + 1
     event = PRDEvent(
-        id=event_id, execution=execution, sequence=sequence, type=data.type,
+        id=event_id, execution=execution, type=data.type,
         requirement_id=outcome.requirement_id, summary=data.summary, detail=data.detail,
         agent_id=data.agent_id, thinking_chain=chain, resolves_id=outcome.resolves,
         idempotency_key=data.idempotency_key,
     )
+    event_log.number(execution, [event])
     event.save()
     recorded = None
     if decision is not None:
@@ -382,13 +380,35 @@ def _append(actor, execution_id: str, data: EventInput, decision: DecisionInput 
             agent_id=data.agent_id, thinking_chain=chain,
         )
         recorded.save()
+    _follow_event(execution, event, fold)
+    audit_record("create", actor=actor, space=execution.space, target=event,
+           after={"execution": execution.id, "sequence": event.sequence, "type": data.type,
+                  "requirement_id": outcome.requirement_id, "summary": data.summary,
+                  "decision": recorded.decision if recorded else None}, digest_text=True)
+    policy.keep_or_discard(outcome_of_mode)
+    return AppendResult(execution=execution, event=event, decision=recorded)
 
+
+def _check_appendable(execution: PRDExecution, data: EventInput) -> ThinkingChain | None:
+    """Raise unless the execution's log is open and what the event names is in it; returns
+    the thinking chain the event cites."""
+    if execution.status == ExecutionStatus.COMPLETED:
+        raise Conflict(f"PRD execution '{execution.id}' is completed; its log is closed.",
+                       fields={"status": ["completed"]})
+    chain = _chain_in_space(data.thinking_chain, execution.space_id)
+    if data.resolves and not execution.events.filter(pk=data.resolves, type=EventType.BLOCKER_HIT).exists():
+        raise invalid("resolves", f"No blocker_hit event '{data.resolves}' in this execution.")
+    return chain
+
+
+def _follow_event(execution: PRDExecution, event: PRDEvent, fold: Fold) -> None:
+    """Move the execution on with its new event (numbered already): progress, learnings, status,
+    and the formation job, when the event forms a memory."""
     execution.state = fold.to_json()
     execution.progress = fold.progress()
-    execution.event_count = sequence
     execution.last_event_at = event.created_at
     fields = ["state", "progress", "event_count", "last_event_at", "updated_at"]
-    if outcome.resolves is not None:
+    if event.resolves_id is not None:
         execution.learning_count += 1
         fields.append("learning_count")
     # Logging work is working on it: the first event starts a not_started execution, and an
@@ -397,28 +417,22 @@ def _append(actor, execution_id: str, data: EventInput, decision: DecisionInput 
     if execution.status in (ExecutionStatus.NOT_STARTED, ExecutionStatus.PAUSED):
         execution.status = ExecutionStatus.IN_PROGRESS
         fields.append("status")
-    forms_memory = data.type in formation.EVENT_RULES or outcome.resolves is not None
+    forms_memory = event.type in formation.EVENT_RULES or event.resolves_id is not None
     # One formation job at a time per execution: enqueue only when none is pending; a
     # running job catches up with what is logged meanwhile (execution_memories_form).
     formation_idle = execution.formable_through <= execution.formed_through
     if forms_memory:
-        execution.formable_through = sequence
+        execution.formable_through = event.sequence
         fields.append("formable_through")
     execution.save(update_fields=fields)
     if forms_memory and formation_idle:
         enqueue("prd.tasks.execution_form_memories", execution_id=execution.id)
-    audit_record("create", actor=actor, space=execution.space, target=event,
-           after={"execution": execution.id, "sequence": sequence, "type": data.type,
-                  "requirement_id": outcome.requirement_id, "summary": data.summary,
-                  "decision": recorded.decision if recorded else None}, digest_text=True)
-    discard_if(outcome_of_mode)
-    return AppendResult(execution=execution, event=event, decision=recorded)
 
 
 # --- executions: status, replay -------------------------------------------------------
 
 @transaction.atomic
-def execution_status_update(*, actor, execution_id: str, status: str) -> PRDExecution:
+def execution_status_update(*, actor: Actor, execution_id: str, status: str) -> PRDExecution:
     """Move an execution to `status`. Completing it enqueues compaction.
 
     Completed is final (409 on any change). Completing needs every started requirement
@@ -456,7 +470,7 @@ def execution_status_update(*, actor, execution_id: str, status: str) -> PRDExec
     execution.save(update_fields=fields)
     audit_record("edit", actor=actor, space=execution.space, target=execution,
            before={"status": current}, after={"status": status})
-    discard_if(outcome_of_mode)
+    policy.keep_or_discard(outcome_of_mode)
     return execution
 
 
@@ -469,7 +483,7 @@ def event_facts(execution: PRDExecution) -> list[EventFacts]:
 
 
 @transaction.atomic
-def execution_rematerialise(*, actor, execution_id: str) -> bool:
+def execution_rematerialise(*, actor: Actor, execution_id: str) -> bool:
     """Rebuild progress (and the learning count) from the log. Returns True when what was
     stored was out of step (it never should be; the admin offers this as a check)."""
     execution = locked_execution(actor, execution_id)

@@ -11,11 +11,12 @@ from django.db import transaction
 from django.db.models import F, Value
 from django.db.models.functions import Greatest
 
+from core.errors import ModeRefusesWrites, VersionConflict
 from governance import policy
 from governance.access import SYSTEM
 from governance.modes import Mode, WriteOutcome
-from memories import graph
 from memories import services as memory_services
+from memories.entities import graph
 
 # Looked up through the module at call time, so a test can swap the provider.
 from prd import formation
@@ -30,7 +31,6 @@ from prd.services.common import (
     advisory_lock,
 )
 from prd.summarizers.extractive import clip
-from samsite.core.errors import ModeRefusesWrites, VersionConflict
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ def formation_gate(space) -> Gate:
 
 
 # What one execution, chain or session formed is linked in order (RELATES_TO, this strong),
-# as a conversation's memories are (memories.graph.link_in_order).
+# as a conversation's memories are (memories.entities.graph.link_in_order).
 FORMED_TOGETHER = 0.5
 
 

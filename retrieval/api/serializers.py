@@ -5,11 +5,11 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from core.api.fields import JSONInputSerializer, RFC3339DateTimeField
 from memories.models import MemoryType, Reliability
 from retrieval import augment
 from retrieval.pipeline import QUERY_TYPES
 from retrieval.scoring import PROFILES, SIGNALS
-from samsite.api.fields import JSONInputSerializer, RFC3339DateTimeField
 
 
 class ConversationTurnSerializer(JSONInputSerializer):

@@ -8,14 +8,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from governance import access
+from core.api.openapi import error_responses
 from memories.api.serializers import TrainingExampleSerializer
-from memories.models import Memory
-from retrieval import training
-from samsite.api.openapi import error_responses
-from samsite.core.errors import Conflict
-
-RUNS_SHOWN = 20
+from retrieval import selectors, services
+from retrieval.training import RUNS_SHOWN
 
 
 class TrainingRunSerializer(serializers.Serializer):
@@ -37,29 +33,14 @@ class TrainingOutputSerializer(serializers.Serializer):
     runs = TrainingRunSerializer(many=True, help_text=f"The newest {RUNS_SHOWN} runs, newest first")
 
 
-def _memory(request: Request, pk: str, action: access.Action) -> Memory:
-    return access.access_object(
-        Memory.objects.select_related("space"), request.user, pk=pk, action=action, label="memory"
-    )
-
-
-def _answer(memory: Memory) -> dict:
-    examples, suggested = training.examples_of(memory)
-    return {
-        "memory": memory.id,
-        "examples": examples,
-        "suggested": suggested,
-        "runs": list(memory.training_runs.all()[:RUNS_SHOWN]),
-    }
-
-
 class TrainingView(APIView):
     @extend_schema(
         responses={200: TrainingOutputSerializer, **error_responses(400, 401, 404)},
         summary="A memory's training examples (its own, or suggested) and the history of their runs",
     )
     def get(self, request: Request, pk: str) -> Response:
-        return Response(TrainingOutputSerializer(_answer(_memory(request, pk, "read"))).data)
+        return Response(TrainingOutputSerializer(
+            selectors.training_panel_get(actor=request.user, memory_id=pk)).data)
 
     @extend_schema(
         request=None,
@@ -77,10 +58,5 @@ class TrainingView(APIView):
         summary="Run the memory's training examples against recall now",
     )
     def post(self, request: Request, pk: str) -> Response:
-        memory = _memory(request, pk, "edit")
-        if training.run_memory(memory) is None:
-            raise Conflict(
-                f"Space '{memory.space.slug}' is {memory.space.mode}: recall is off there, so "
-                "there is nothing to test."
-            )
-        return Response(TrainingOutputSerializer(_answer(memory)).data, status=status.HTTP_201_CREATED)
+        panel = services.training_run_create(actor=request.user, memory_id=pk)
+        return Response(TrainingOutputSerializer(panel).data, status=status.HTTP_201_CREATED)

@@ -1,4 +1,4 @@
-"""Space moves to samsite.core, in the state only."""
+"""Space moves to core, in the state only."""
 
 import django.db.models.deletion
 from django.db import migrations, models

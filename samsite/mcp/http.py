@@ -23,8 +23,8 @@ from mcp.server.transport_security import TransportSecuritySettings
 from rest_framework import exceptions
 from starlette.types import ASGIApp, Message
 
+from core.api.exceptions import error_body
 from governance.authentication import authenticate_header
-from samsite.api.exceptions import error_body
 from samsite.mcp.server import build_server
 
 # How long a request may wait for its answer (a recall with a cold model takes seconds).

@@ -32,14 +32,16 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "django_q",
     "guardian",
-    # Layers, lowest first (docs/architecture.md).
-    "samsite.core",
+    # SAM's layers, lowest first (docs/architecture.md): the ground, the gateway, memories,
+    # recall, PRD work; then the site wiring, for the project-wide commands (sam_up, sam_db,
+    # sam_schedules). Apps start in this order, so a registration (memories.settle's steps,
+    # retention's space data) runs the lower layer's first.
+    "core",
     "governance",
     "governance.audit",
     "memories",
-    "prd",
     "retrieval",
-    # Project-wide commands (sam_up, sam_db, sam_schedules).
+    "prd",
     "samsite",
 ]
 
@@ -50,10 +52,10 @@ MIDDLEWARE = [
     # Request latency by route for /metrics (samsite/metrics.py).
     "samsite.metrics.MetricsMiddleware",
     # Errors on /api/ in the JSON shape, and 503 when the database is down, whatever
-    # raised them below (samsite/api/middleware.py).
-    "samsite.api.middleware.ApiErrorMiddleware",
-    # Reads of read-only requests from SAM_REPLICA_URL when set (samsite/core/replica.py).
-    "samsite.core.replica.ReplicaReadsMiddleware",
+    # raised them below (core/api/middleware.py).
+    "core.api.middleware.ApiErrorMiddleware",
+    # Reads of read-only requests from SAM_REPLICA_URL when set (core/replica.py).
+    "core.replica.ReplicaReadsMiddleware",
     # Memoises the access gateway's rights per request (governance/middleware.py).
     "governance.middleware.RightsMemoMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -93,13 +95,13 @@ if DATABASE_URL:
                                                   conn_health_checks=True)}
     SAM_EMBEDDED_DB_DIR = None
 else:
-    from samsite import embedded_db
+    from core import embedded_db
 
     SAM_EMBEDDED_DB_DIR = VAR_DIR / "pgdata"
     DATABASES = {
         "default": {
             # Starts the server on the first connection, not here (samsite/embedded_backend).
-            "ENGINE": "samsite.embedded_backend",
+            "ENGINE": "core.embedded_backend",
             # The embedded backend's own key, unknown to dj-database-url's DBConfig type.
             "SAM_DATA_DIR": str(SAM_EMBEDDED_DB_DIR),  # type: ignore[typeddict-unknown-key]
             "NAME": embedded_db.DATABASE_NAME,
@@ -113,7 +115,7 @@ else:
         }
     }
 # SAM_REPLICA_URL: a streaming replica of that database for the reads of read-only requests,
-# with read-your-writes for the client that wrote (samsite/core/replica.py).
+# with read-your-writes for the client that wrote (core/replica.py).
 SAM_REPLICA_URL = env_str("SAM_REPLICA_URL")
 # Reads go to the primary while the replica is further behind than this.
 SAM_REPLICA_MAX_LAG_SECONDS = env_float("SAM_REPLICA_MAX_LAG_SECONDS", 5.0)
@@ -128,11 +130,11 @@ if SAM_REPLICA_URL:
     }
     # A replica that stops replaying keeps the table locks of the transactions it is in the
     # middle of, and a read waiting on one would wait as long: it is cut short, and the
-    # request is served again from the primary (samsite/core/replica.py).
+    # request is served again from the primary (core/replica.py).
     _replica_timeout_ms = env_int("SAM_REPLICA_STATEMENT_TIMEOUT_MS", 10000)
     DATABASES["replica"].setdefault("OPTIONS", {}).update(
         {"connect_timeout": 3, "options": f"-c statement_timeout={_replica_timeout_ms}"})
-    DATABASE_ROUTERS = ["samsite.core.replica.ReplicaRouter"]
+    DATABASE_ROUTERS = ["core.replica.ReplicaRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTHENTICATION_BACKENDS = [
@@ -167,12 +169,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PAGINATION_CLASS": "samsite.api.pagination.StandardPagination",
+    "DEFAULT_PAGINATION_CLASS": "core.api.pagination.StandardPagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_SCHEMA_CLASS": "samsite.api.openapi.SamAutoSchema",
-    "EXCEPTION_HANDLER": "samsite.api.exceptions.exception_handler",
-    # JSON only, bounded in size and depth (samsite/api/parsers.py).
-    "DEFAULT_PARSER_CLASSES": ["samsite.api.parsers.BoundedJSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "core.api.openapi.SamAutoSchema",
+    "EXCEPTION_HANDLER": "core.api.exceptions.exception_handler",
+    # JSON only, bounded in size and depth (core/api/parsers.py).
+    "DEFAULT_PARSER_CLASSES": ["core.api.parsers.BoundedJSONParser"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
@@ -191,7 +193,7 @@ SPECTACULAR_SETTINGS = {
         "ReliabilityEnum": "memories.models.Reliability",
         "PriorityEnum": "memories.models.Priority",
         "EmbeddingStatusEnum": "memories.models.EmbeddingStatus",
-        "SpaceKindEnum": "samsite.core.models.SpaceKind",
+        "SpaceKindEnum": "core.models.SpaceKind",
         "EntityKindEnum": "memories.models.EntityKind",
         "MemoryKindEnum": "memories.api.serializers.MEMORY_KINDS",
         "SourceTypeEnum": "memories.models.SourceType",
@@ -252,7 +254,7 @@ else:
     Q_CLUSTER["orm"] = "default"
     Q_CLUSTER["poll"] = env_float("SAM_Q_POLL_SECONDS", 0.5)
 # BLAS threads per worker process (0: the machine's cores shared out among the workers;
-# see memories/worker_threads.py).
+# see memories/embeddings/worker_threads.py).
 SAM_WORKER_BLAS_THREADS = env_int("SAM_WORKER_BLAS_THREADS", 0)
 # Web processes (gunicorn workers, samsite/gunicorn_conf.py) and their BLAS threads
 # (0: the cores shared out among the web workers).
@@ -332,7 +334,7 @@ SAM_SUMMARIZER: _SummarizerSettings = {
 }
 
 # A second opinion on near duplicates and contradictions the rules are unsure of
-# (memories/judge.py): "none", or "openai" for any OpenAI-compatible /chat/completions
+# (memories/lifecycle/judge.py): "none", or "openai" for any OpenAI-compatible /chat/completions
 # endpoint. The two memories' (redacted) texts are sent there.
 SAM_JUDGE = {
     "PROVIDER": env_str("SAM_JUDGE_PROVIDER", "none"),
@@ -369,7 +371,7 @@ SAM_RECALL: _RecallSettings = {
     "CACHE_SECONDS": env_int("SAM_RECALL_CACHE_SECONDS", 60),
     # Candidates each channel over-fetches before scoring.
     "VECTOR_CANDIDATES": 50,
-    # Long memories whose best window of content is nearest (memories.passages).
+    # Long memories whose best window of content is nearest (memories.embeddings.passages).
     "PASSAGE_CANDIDATES": 30,
     "LEXICAL_CANDIDATES": 50,
     "EXACT_CANDIDATES": 50,
@@ -391,7 +393,7 @@ SAM_RECALL: _RecallSettings = {
     "DIVERSITY_COSINE": 0.90,
 }
 SAM_BULK_MAX_ITEMS = 1000
-# Largest request body the API reads, in bytes (samsite/api/parsers.py). Big enough for a
+# Largest request body the API reads, in bytes (core/api/parsers.py). Big enough for a
 # full bulk write (SAM_BULK_MAX_ITEMS memories at their length limits); larger bodies get 400.
 SAM_API_MAX_BODY_BYTES = env_int("SAM_API_MAX_BODY_BYTES", 32 * 1024 * 1024)
 # Largest chat history one upload may carry (POST /api/v1/spaces/{slug}/chat-imports/; a
@@ -401,7 +403,7 @@ SAM_CHAT_IMPORT_MAX_BYTES = env_int("SAM_CHAT_IMPORT_MAX_BYTES", 512 * 1024 * 10
 # /metrics asks for this bearer token when it is set (docs/deployment.md, "Metrics").
 SAM_METRICS_TOKEN = env_str("SAM_METRICS_TOKEN", "")
 
-# SAM_LOG_FORMAT: json (one object a line, with the request id; samsite/core/log_format.py) or
+# SAM_LOG_FORMAT: json (one object a line, with the request id; core/log_format.py) or
 # plain (a line of text, for reading in a terminal: the default with SAM_DEBUG, as `make run`).
 _log_format = env_str("SAM_LOG_FORMAT", "plain" if DEBUG else "json")
 LOGGING = {
@@ -410,7 +412,7 @@ LOGGING = {
     "filters": {"request_id": {"()": "governance.audit.request_id.RequestIdFilter"}},
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"},
-        "json": {"()": "samsite.core.log_format.SamJsonFormatter",
+        "json": {"()": "core.log_format.SamJsonFormatter",
                  "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s",
                  "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"}},
     },

@@ -8,13 +8,13 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.cache import cache
 
+from core.models import Space
 from governance.access import SYSTEM
 from governance.roles import Role
 from governance.services import restricted_tag_set
 from memories import services as memory_services
 from memories.models import Memory
 from memories.restrictions import memory_grant_view, memory_restrict
-from samsite.core.models import Space
 from tests.factories import SpaceFactory, UserFactory, make_memory
 
 ROLES = ("owner", "curator", "contributor", "auditor", "viewer")
@@ -68,6 +68,11 @@ VISIBLE: dict[str, set[str]] = {
 
 @pytest.fixture
 def world(db) -> World:
+    return build_world()
+
+
+def build_world() -> World:
+    """The World (for a fixture of any scope: the caller holds the database open)."""
     cache.clear()
     users = {role: UserFactory(username=f"gov-{role}") for role in ROLES}
     users["stranger"] = UserFactory(username="gov-stranger")

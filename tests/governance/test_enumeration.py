@@ -13,8 +13,8 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.cache import cache
 
+from core.models import Space
 from governance.spaces import SLUG_REFUSALS_PER_HOUR
-from samsite.core.models import Space
 from tests.factories import SpaceFactory, UserFactory
 from tests.personas import client_for
 

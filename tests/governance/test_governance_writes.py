@@ -16,6 +16,7 @@ from django.urls import reverse
 from guardian.models import UserObjectPermission
 from guardian.shortcuts import assign_perm
 
+from core.models import Space
 from governance import retention
 from governance import spaces as space_services
 from governance.access import SYSTEM
@@ -26,7 +27,6 @@ from governance.services import membership_grant, restricted_tag_set
 from memories import services as memory_services
 from memories.models import Memory, MemoryUserGrant
 from memories.restrictions import memory_grant_view, memory_restrict
-from samsite.core.models import Space
 from tests.factories import SpaceFactory, UserFactory, make_memory
 from tests.personas import client_for
 

@@ -23,11 +23,11 @@ from django.contrib.auth.models import Group
 from django.db import connection
 from rest_framework.test import APIClient
 
+from core.models import Space
 from governance.access import SYSTEM
 from governance.crypto import cipher
 from governance.models import DataKey
 from governance.services import membership_grant
-from samsite.core.models import Space
 from tests.factories import UserFactory
 from tests.governance.test_encryption import _pg_dump
 from tests.personas import client_for

@@ -12,12 +12,12 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from core.models import Space
 from governance import retention
 from governance.access import SYSTEM
 from governance.audit.models import AuditEvent
 from governance.models import ApiToken, hash_token
 from governance.services import api_token_issue
-from samsite.core.models import Space
 from tests.factories import SpaceFactory, UserFactory, make_memory
 
 

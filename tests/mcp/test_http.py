@@ -304,7 +304,7 @@ def test_feedback_through_the_tool_reaches_the_memory(url: str, world: World):
 
 
 def test_a_chat_history_imported_through_the_tool_becomes_memories(url: str, world: World):
-    from samsite.core.models import Space
+    from core.models import Space
 
     Space.objects.filter(slug="webshop").update(capture_sources=["jsonl"])
     turns = (("user", "We decided to keep money as integer cents because rounding bit us."),

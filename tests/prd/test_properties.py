@@ -15,6 +15,7 @@ import uuid
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.errors import Conflict, InvalidInput
 from governance import spaces as space_services
 from governance.access import SYSTEM
 from memories.models import Memory
@@ -22,7 +23,6 @@ from prd import services, tasks
 from prd.models import EventType, FormedMemory, PRDDecision, PRDEvent, PRDExecution
 from prd.progress import replay
 from prd.services import DecisionInput, EventInput
-from samsite.core.errors import Conflict, InvalidInput
 
 DECLARED = ["R1", "R2"]
 REQUIREMENTS = ["", "R1", "R2", "R3"]

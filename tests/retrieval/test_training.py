@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from governance.audit.models import AuditEvent
-from memories import training as suggestions
+from memories.lifecycle import training as suggestions
 from memories.models import Memory, ReviewItem
 from retrieval import training
 from retrieval.models import TrainingRun

@@ -6,8 +6,8 @@ from typing import Any
 
 from rest_framework import serializers
 
+from core.api.fields import QueryParamsSerializer, RFC3339DateTimeField
 from governance.audit.models import AuditAction
-from samsite.api.fields import QueryParamsSerializer, RFC3339DateTimeField
 
 # One known action, or several separated by commas (spaces around them allowed): the
 # schema publishes this pattern, so a client knows the accepted values before it asks.

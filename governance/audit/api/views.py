@@ -7,10 +7,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.api.openapi import error_responses
+from core.api.pagination import StandardPagination, paginated
 from governance.audit import selectors
 from governance.audit.api import serializers as s
-from samsite.api.openapi import error_responses
-from samsite.api.pagination import StandardPagination, paginated
 
 ERRORS = error_responses(400, 401, 403, 404, e400="Invalid filters",
                          e403="You may see this but not read its audit timeline",

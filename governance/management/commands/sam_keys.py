@@ -14,9 +14,9 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Count
 
+from core.models import Space
 from governance.crypto import keyring, rotation
 from governance.models import DataKey
-from samsite.core.models import Space
 
 
 class Command(BaseCommand):

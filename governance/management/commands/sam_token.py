@@ -16,10 +16,10 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
+from core.models import Space
 from governance.access import SYSTEM
 from governance.roles import Role
 from governance.services import api_token_issue, membership_grant
-from samsite.core.models import Space
 
 
 class Command(BaseCommand):

@@ -11,10 +11,10 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
+from core.actor import Actor
+from core.errors import DomainError
 from governance.access import SYSTEM
 from memories.capture import ingest
-from samsite.core.actor import Actor
-from samsite.core.errors import DomainError
 
 
 class Command(BaseCommand):

@@ -5,11 +5,11 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
+from core.models import Space
 from governance import spaces as space_services
 from governance.access import SYSTEM
 from memories import services
 from memories.models import Memory
-from samsite.core.models import Space
 
 DEMO_FILE = Path(__file__).resolve().parents[2] / "demo" / "demo_memories.json"
 

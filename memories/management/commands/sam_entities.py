@@ -1,12 +1,12 @@
 """Read the names in memories again: after an upgrade to a SAM that keeps entities, or after
-a change to the rules that read them (memories/entity_mentions.py)."""
+a change to the rules that read them (memories/entities/mentions.py)."""
 
 import time
 
 from django.core.management.base import BaseCommand
 
 from governance.access import SYSTEM, access_space
-from memories import entities
+from memories.entities import linking as entities
 
 
 class Command(BaseCommand):

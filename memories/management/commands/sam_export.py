@@ -6,7 +6,7 @@ import sys
 from django.core.management.base import BaseCommand
 
 from governance.access import SYSTEM
-from memories.transfer import memories_export
+from memories.capture.transfer import memories_export
 
 
 class Command(BaseCommand):

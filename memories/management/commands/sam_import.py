@@ -6,7 +6,7 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 
 from governance.access import SYSTEM
-from memories.transfer import memories_import
+from memories.capture.transfer import memories_import
 
 
 def _rows(text: str):

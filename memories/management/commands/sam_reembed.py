@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 
 from governance.access import SYSTEM, access_space
-from memories import embedding_jobs
+from memories.embeddings import jobs as embedding_jobs
 
 
 class Command(BaseCommand):
@@ -44,7 +44,7 @@ class Command(BaseCommand):
                 "CREATE INDEX memory_embedding_hnsw ON memories_memory "
                 "USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)"
             )
-            # Long memories' windows (memories.passages) are re-embedded with them.
+            # Long memories' windows (memories.embeddings.passages) are re-embedded with them.
             cursor.execute("DROP INDEX IF EXISTS passage_embedding_hnsw")
             cursor.execute("TRUNCATE memories_memorypassage")
             cursor.execute(

@@ -6,9 +6,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
+from core.models import Space
 from governance.access import SYSTEM
-from prd.services import sessions
-from samsite.core.models import Space
+from prd.sessions import services as sessions
 
 SPACE = "webshop"
 START = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)

@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from samsite import embedded_db
+from core import embedded_db
 
 
 class Command(BaseCommand):

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from memories import maintenance as memory_maintenance
+from memories.lifecycle import maintenance as memory_maintenance
 from samsite import maintenance
 
 

@@ -19,9 +19,9 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from core import embedded_db
 from governance.models import ApiToken, hash_token
 from governance.services import api_token_issue
-from samsite import embedded_db
 
 ADMIN_USERNAME = "admin"
 

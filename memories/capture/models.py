@@ -1,0 +1,73 @@
+"""Chat-history imports: their watermarks per conversation and the uploaded imports (docs/capture.md)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from ulid import ULID
+
+from core.models import Space
+
+
+class ImportedConversation(models.Model):
+    """The watermark of one imported conversation (docs/capture.md): what was read of it, so
+    a re-import skips it when unchanged and reads only its new exchanges when it grew.
+
+    `key` is a keyed hash of the source's conversation id (the id may name a file or a
+    person); `fingerprint` hashes what was said.
+    """
+
+    space = models.ForeignKey(Space, on_delete=models.CASCADE, related_name="+")
+    source = models.CharField(max_length=20)
+    key = models.CharField(max_length=64)
+    fingerprint = models.CharField(max_length=64)
+    exchanges = models.PositiveIntegerField(default=0)
+    memories = models.PositiveIntegerField(default=0)
+    imported_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["space", "source", "key"],
+                                               name="imported_conversation_once")]
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.key[:12]} in {self.space_id}"
+
+
+def new_chat_import_id() -> str:
+    return f"imp_{ULID()}"
+
+
+class ChatImportStatus(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class ChatImport(models.Model):
+    """A chat history uploaded through the API and imported by a job (docs/capture.md).
+
+    The uploaded file is deleted once the job is done: the raw history is personal data,
+    and only what the extractors kept (redacted, sealed memories) stays. The report holds
+    counts, rules, ids and reasons, not what was said.
+    """
+
+    id = models.CharField(primary_key=True, max_length=40, default=new_chat_import_id, editable=False)
+    space = models.ForeignKey(Space, on_delete=models.CASCADE, related_name="+")
+    source = models.CharField(max_length=20)
+    status = models.CharField(max_length=10, choices=ChatImportStatus.choices,
+                              default=ChatImportStatus.QUEUED)
+    file_name = models.CharField(max_length=255)
+    size_bytes = models.BigIntegerField(default=0)
+    report = models.JSONField(default=dict, blank=True)
+    error = models.CharField(max_length=500, blank=True, default="")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.source} import {self.id} ({self.status})"

@@ -1,0 +1,147 @@
+"""The review queue in the admin: what needs a curator, with the actions that resolve it
+through memories.lifecycle.feedback (audited, within roles and modes; docs/lifecycle.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+
+from core.errors import DomainError
+from governance import access
+from governance.admin import VisibleSpaceFilter
+from memories.lifecycle import curation, feedback
+from memories.models import Memory, MemoryStats, ReviewItem
+
+# The rows of the side-by-side screen: (label, how to read it off a memory); those in
+# curation.MERGE_TEXT_FIELDS can be picked per side in a merge.
+COMPARED = (
+    ("title", lambda m: m.title),
+    ("content", lambda m: m.content),
+    ("summary", lambda m: m.summary),
+    ("tags", lambda m: ", ".join(m.tags)),
+    ("canonical phrases", lambda m: "; ".join(m.canonical_phrases)),
+    ("kind", lambda m: m.kind),
+    ("reliability", lambda m: m.reliability),
+    ("priority", lambda m: m.priority),
+    ("confidence", lambda m: f"{m.stats.confidence:.2f}"),
+    ("version", lambda m: m.version),
+    ("said at", lambda m: m.occurred_at or m.created_at),
+    ("archived", lambda m: "yes" if m.archived else "no"),
+)
+
+
+@admin.register(ReviewItem)
+class ReviewItemAdmin(admin.ModelAdmin):
+    list_display = ("kind", "memory_title", "space", "reason", "confidence", "status", "created_at")
+    list_filter = ("status", "kind", ("space", VisibleSpaceFilter))
+    list_select_related = ("space", "memory")
+    search_fields = ("=memory__id",)
+    search_help_text = "An exact memory id."
+    fields = (
+        "kind",
+        "other",
+        "status",
+        "space",
+        "memory",
+        "reason",
+        "evidence",
+        "resolution",
+        "resolved_by",
+        "resolved_at",
+        "created_at",
+    )
+    readonly_fields = fields
+    actions = ("archive_memories", "keep_memories", "merge_near_duplicates", "dismiss_items")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ReviewItem]:
+        return access.restrict(super().get_queryset(request), request.user)
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    @admin.display(description="memory")
+    def memory_title(self, item: ReviewItem) -> str:
+        return item.memory.title
+
+    @admin.display(description="confidence now")
+    def confidence(self, item: ReviewItem) -> str:
+        stats = MemoryStats.objects.filter(memory_id=item.memory_id).first()
+        return f"{stats.confidence:.2f}" if stats else "—"
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "",
+                    extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        """One item: the memory (and for a pair, the other) side by side, field by field,
+        the evidence, and the actions that resolve it (merge picks a side per field)."""
+        item = self.get_object(request, unquote(object_id))
+        if item is None:
+            raise Http404("No such review item.")
+        if not self.has_view_or_change_permission(request, item):
+            raise PermissionDenied
+        ids = [item.memory_id, *([item.other_id] if item.other_id else [])]
+        visible = {m.pk: m for m in access.restrict(Memory.objects.select_related("stats"), request.user)
+                   .filter(pk__in=ids)}
+        if len(visible) != len(ids):
+            raise Http404("No such review item.")  # a pair shows only to who sees both
+        here = reverse("admin:memories_reviewitem_change", args=[object_id])
+        if request.method == "POST" and item.status == "open":
+            action = request.POST.get("action", "")
+            fields = {name: "other" for name in curation.MERGE_TEXT_FIELDS
+                      if action == "merge" and request.POST.get(f"pick_{name}") == "other"}
+            try:
+                feedback.review_resolve(actor=request.user, item_id=item.pk, action=action,
+                                        note=request.POST.get("note", "")[:500], fields=fields or None)
+            except DomainError as exc:
+                self.message_user(request, exc.message, messages.ERROR)
+                return HttpResponseRedirect(here)
+            self.message_user(request, f"{item.kind.replace('_', ' ')}: {action} done.")
+            return HttpResponseRedirect(reverse("admin:memories_reviewitem_changelist"))
+        memory, other = visible[item.memory_id], visible.get(item.other_id or "")
+        rows = [{"label": label, "name": label if label in curation.MERGE_TEXT_FIELDS else "",
+                 "memory": read(memory), "other": read(other) if other else None,
+                 "differs": other is not None and read(memory) != read(other)}
+                for label, read in COMPARED]
+        context = {
+            **self.admin_site.each_context(request), "title": f"Review: {item.kind.replace('_', ' ')}",
+            "opts": self.model._meta, "item": item, "memory": memory, "other": other, "rows": rows,
+            "actions_allowed": feedback.RESOLUTIONS[item.kind] if item.status == "open" else (),
+            "can_resolve": access.can(request.user, "curate", item.space),
+        }
+        return TemplateResponse(request, "admin/memories/reviewitem/review.html", context)
+
+    def _resolve(self, request: HttpRequest, queryset: QuerySet[ReviewItem], action: str) -> None:
+        done = 0
+        for item in queryset.filter(status="open"):
+            try:
+                feedback.review_resolve(
+                    actor=request.user, item_id=item.pk, action=action, note="resolved in the admin"
+                )
+                done += 1
+            except DomainError as exc:
+                self.message_user(request, f"{item}: {exc.message}", messages.ERROR)
+        self.message_user(request, f"{action}: {done} review items resolved.")
+
+    @admin.action(description="Archive their memories")
+    def archive_memories(self, request: HttpRequest, queryset: QuerySet[ReviewItem]) -> None:
+        self._resolve(request, queryset, "archive")
+
+    @admin.action(description="Keep their memories (reset confidence; contested: confirmed)")
+    def keep_memories(self, request: HttpRequest, queryset: QuerySet[ReviewItem]) -> None:
+        self._resolve(request, queryset, "keep")
+
+    @admin.action(description="Merge near duplicates (the newer into the older)")
+    def merge_near_duplicates(self, request: HttpRequest, queryset: QuerySet[ReviewItem]) -> None:
+        self._resolve(request, queryset.filter(kind="near_duplicate"), "merge")
+
+    @admin.action(description="Dismiss")
+    def dismiss_items(self, request: HttpRequest, queryset: QuerySet[ReviewItem]) -> None:
+        self._resolve(request, queryset, "dismiss")

@@ -1,0 +1,77 @@
+"""What every MCP tool group shares: how a call finds its caller and calls the REST API as
+them, the token budget of an answer, and the parameter types the tools have in common."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from django.conf import settings
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from samsite.mcp import budget
+from samsite.mcp.dispatch import Answer, Caller, call
+
+Space = Annotated[str, Field(description="Space slug, e.g. 'webshop'.", min_length=1, max_length=64)]
+Spaces = Annotated[list[str] | None, Field(
+    description="Space slugs to search; default: every space the token may read.", max_length=50)]
+Query = Annotated[str, Field(description="What you need to know, in plain words.", min_length=1,
+                             max_length=4000)]
+K = Annotated[int, Field(description="How many memories at most.", ge=1, le=50)]
+Budget = Annotated[int | None, Field(
+    description="Token budget of this answer (default: the server's, 4,000). Answers never exceed it: "
+                "best items whole, then short, then `truncated: true` with `total`.",
+    ge=budget.MIN_BUDGET, le=200_000)]
+MemoryId = Annotated[str, Field(description="A memory id (mem_…).", min_length=1, max_length=64)]
+ExecutionId = Annotated[str, Field(description="A PRD execution id (prd_…).", min_length=1, max_length=64)]
+ChainId = Annotated[str, Field(description="A thinking chain id (chain_…).", min_length=1, max_length=64)]
+
+
+def default_budget() -> int:
+    return int(settings.SAM_MCP["TOKEN_BUDGET"])
+
+
+def tool_error(code: str, status: int, message: str) -> ToolError:
+    """A tool error of the tool's own making, in SAM's error shape."""
+    return ToolError(json.dumps({"error": {"code": code, "status": status, "message": message}}))
+
+
+def _failed(answer: Answer) -> ToolError:
+    """A tool error in SAM's error shape: {"error": {code, message, fields?}} as JSON text."""
+    body = answer.body if isinstance(answer.body, dict) and "error" in answer.body else {
+        "error": {"code": f"http_{answer.status}", "message": "The request failed."}}
+    body["error"]["status"] = answer.status
+    return ToolError(json.dumps(body, ensure_ascii=False))
+
+
+class Tools:
+    """The tools' access to SAM, bound to how a call's caller is found (headers over HTTP,
+    the token the stdio server was started with otherwise)."""
+
+    def __init__(self, default_caller: Caller | None) -> None:
+        self.default_caller = default_caller
+
+    def caller(self, ctx: Context | None) -> Caller:
+        headers: Mapping[str, str] = {}
+        try:
+            headers = (ctx.headers if ctx is not None else None) or {}
+        except ValueError:  # no request in flight (stdio has no headers)
+            headers = {}
+        authorization = headers.get("authorization", "")
+        if authorization:
+            return Caller(authorization=authorization, host=headers.get("host", ""),
+                          secure=headers.get("x-sam-scheme") == "https",
+                          request_id=headers.get("x-request-id", ""))
+        if self.default_caller is None:
+            raise tool_error("not_authenticated", 401, "Send an Authorization: Bearer token.")
+        return self.default_caller
+
+    def api(self, ctx: Context | None, method: str, path: str, **kwargs: Any) -> Any:
+        """One REST call as the tool's caller; its JSON body, or a tool error in SAM's shape."""
+        answer = call(self.caller(ctx), method, path, **kwargs)
+        if not answer.ok:
+            raise _failed(answer)
+        return answer.body
