@@ -27,7 +27,7 @@ from django_q.conf import Conf
 from core.models import Space
 from governance import spaces as space_services
 from governance.access import SYSTEM
-from memories import hooks
+from memories import settle
 from memories.embeddings import jobs as embedding_jobs
 from memories.models import Memory
 
@@ -106,7 +106,7 @@ def main() -> None:
     embed_started = time.perf_counter()
     for start in range(0, len(ids), 256):
         outcome = embedding_jobs.memories_embed(memory_ids=ids[start:start + 256])
-        hooks.settled(outcome.embedded)
+        settle.settle(outcome.embedded)
     embedded = time.perf_counter() - embed_started
     again_started = time.perf_counter()
     out = io.StringIO()

@@ -4,7 +4,12 @@ from rest_framework.routers import SimpleRouter
 from memories.api import views
 from memories.api.me import MyExportView, MyMemoriesView
 from memories.api.restrict import MemoryRestrictView
-from memories.capture.api import ChatImportDetailView, SpaceChatImportView
+from memories.capture.api import (
+    ChatImportDetailView,
+    ConversationCreateView,
+    ConversationDetailView,
+    SpaceChatImportView,
+)
 from memories.categories.api import CategoryDetailView, SpaceCategoriesView
 from memories.entities.api.entities import EntityDetailView, EntityMergeView, SpaceEntitiesView
 from memories.entities.api.graph import MemoryGraphView, MemoryRelationsView, RelationDetailView
@@ -29,6 +34,8 @@ urlpatterns = [
     path("entities/<int:pk>/", EntityDetailView.as_view(), name="entity-detail"),
     path("entities/<int:pk>/merge/", EntityMergeView.as_view(), name="entity-merge"),
     path("chat-imports/<str:pk>/", ChatImportDetailView.as_view(), name="chat-import-detail"),
+    path("conversations/", ConversationCreateView.as_view(), name="conversations"),
+    path("conversations/<str:pk>/", ConversationDetailView.as_view(), name="conversation-detail"),
     path("me/memories/", MyMemoriesView.as_view(), name="my-memories"),
     path("me/export/", MyExportView.as_view(), name="my-export"),
 ]

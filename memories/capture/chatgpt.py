@@ -10,7 +10,7 @@ are left out). Left out: `system` and `tool` messages, hidden ones
 (`is_visually_hidden_from_conversation`), browsing, reasoning (`thoughts`,
 `reasoning_recap`) and other content types without text. Custom instructions
 (`user_editable_context`: "about me" and "how to answer") become the conversation's
-profile: what the user said about themselves.
+profile: what the user said about themselves. Each message keeps its `id`.
 """
 
 from __future__ import annotations
@@ -108,5 +108,6 @@ def _conversation(item: dict[str, Any], file: Path) -> Conversation | None:
             continue
         text = _parts_text(content)
         if text:
-            conversation.messages.append(Message(role, text, timestamp(message.get("create_time"))))
+            conversation.messages.append(Message(role, text, timestamp(message.get("create_time")),
+                                                 id=str(message.get("id") or "")))
     return conversation if conversation.messages or conversation.profile else None

@@ -3,14 +3,18 @@
 Where they live: `~/.claude/projects/<project>/<session>.jsonl` (`~/.config/claude/projects/`
 on some installs). Each line is one entry: `user`, `assistant`, `summary`, `system` and
 bookkeeping types (`file-history-snapshot`, `queue-operation`, `progress`). What counts as
-the conversation:
+the conversation, each message carrying its entry's `uuid` as its id (the turn evidence
+points at):
 
-- a `user` entry whose content is text the person typed. Not: tool results (content blocks
-  of type `tool_result`), meta lines (`isMeta`: caveats, notices), slash-command wrappers
-  (`<command-name>`, `<local-command-stdout>`), compaction summaries (`isCompactSummary`);
-- an `assistant` entry's `text` blocks. One reply is often spread over several lines that
-  share `message.id` (one content block each): they are joined. `thinking` and `tool_use`
-  blocks are left out;
+- a `user` entry whose content is text the person typed. Not: meta lines (`isMeta`: caveats,
+  notices), slash-command wrappers (`<command-name>`, `<local-command-stdout>`), compaction
+  summaries (`isCompactSummary`);
+- a `user` entry's `tool_result` blocks: a message of role "tool" with one ToolResult per
+  block (`is_error`, the text of a string or of a list of text blocks, clipped to its head
+  and tail: a failing run's error and summary sit at both ends);
+- an `assistant` entry's `text` blocks and `tool_use` blocks (ToolCall: id, name, input). One
+  reply is often spread over several lines that share `message.id` (one content block each):
+  they are joined. `thinking` blocks are left out;
 - sidechains (`isSidechain`: a subagent's exchange with the main agent, inline or in an
   `agent-*.jsonl` file) are skipped: their prompts are the agent's, not the person's;
 - a `summary` line names the conversation whose last entry is its `leafUuid`; a summary that
@@ -25,7 +29,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memories.capture.conversation import Conversation, ItemError, Message, json_lines, timestamp
+from memories.capture.conversation import (
+    Conversation,
+    ItemError,
+    Message,
+    ToolCall,
+    ToolResult,
+    clipped,
+    json_lines,
+    timestamp,
+)
 
 SOURCE = "claude_code"
 _WRAPPERS = ("<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>",
@@ -59,6 +72,22 @@ def _text_of(content: Any) -> str:
                      and block.get("type") == "text" and isinstance(block.get("text"), str))
 
 
+def _tool_calls(content: Any) -> list[ToolCall]:
+    if not isinstance(content, list):
+        return []
+    return [ToolCall(id=str(block.get("id") or ""), name=str(block.get("name") or ""),
+                     input=block["input"] if isinstance(block.get("input"), dict) else {})
+            for block in content if isinstance(block, dict) and block.get("type") == "tool_use"]
+
+
+def _tool_results(content: Any) -> list[ToolResult]:
+    if not isinstance(content, list):
+        return []
+    return [ToolResult(call_id=str(block.get("tool_use_id") or ""),
+                       text=clipped(_text_of(block.get("content"))), is_error=bool(block.get("is_error")))
+            for block in content if isinstance(block, dict) and block.get("type") == "tool_result"]
+
+
 def _read_file(file: Path) -> Iterator[Conversation | ItemError]:
     conversation = Conversation(source=SOURCE, key=file.stem, origin=str(file))
     uuids: set[str] = set()
@@ -81,32 +110,39 @@ def _read_file(file: Path) -> Iterator[Conversation | ItemError]:
             continue
         if isinstance(entry.get("sessionId"), str):
             conversation.key = entry["sessionId"]
-        if entry.get("uuid"):
-            uuids.add(str(entry["uuid"]))
-            last_uuid = str(entry["uuid"])
+        turn = str(entry.get("uuid") or "")
+        if turn:
+            uuids.add(turn)
+            last_uuid = turn
         message: dict[str, Any] = entry["message"] if isinstance(entry.get("message"), dict) else {}
-        text = _text_of(message.get("content"))
+        content = message.get("content")
+        text = _text_of(content)
         at = timestamp(entry.get("timestamp"))
         if kind == "user":
             reply_id = None
-            # No text: tool results only. Meta lines, compaction summaries and command
-            # wrappers are not what the person typed.
-            if entry.get("isMeta") or entry.get("isCompactSummary") or not text.strip():
+            # Meta lines, compaction summaries and command wrappers are not what the person typed.
+            if entry.get("isMeta") or entry.get("isCompactSummary"):
                 continue
-            if text.lstrip().startswith(_WRAPPERS):
-                continue
-            conversation.messages.append(Message("user", text.strip(), at))
+            results = _tool_results(content)
+            if results:
+                conversation.messages.append(Message("tool", "\n".join(r.text for r in results), at,
+                                                     tool_results=results, id=turn))
+            if text.strip() and not text.lstrip().startswith(_WRAPPERS):
+                conversation.messages.append(Message("user", text.strip(), at, id=turn))
             continue
-        if not text.strip():
-            continue
-        if reply_id is not None and message.get("id") == reply_id and conversation.messages \
-                and conversation.messages[-1].role == "assistant":
-            conversation.messages[-1].text += "\n" + text.strip()
+        calls = _tool_calls(content)
+        if not text.strip() and not calls:
+            continue  # thinking only
+        last = conversation.messages[-1] if conversation.messages else None
+        if reply_id is not None and message.get("id") == reply_id and last is not None \
+                and last.role == "assistant":
+            last.text = "\n".join(part for part in (last.text, text.strip()) if part)
+            last.tool_calls.extend(calls)
         else:
-            conversation.messages.append(Message("assistant", text.strip(), at))
+            conversation.messages.append(Message("assistant", text.strip(), at, tool_calls=calls, id=turn))
         reply_id = message.get("id")
     # Only a summary of this session's last entry names it (others point into other sessions).
     conversation.title = titles.get(last_uuid, "") or next(
         (title for leaf, title in titles.items() if leaf in uuids), "")
-    if conversation.messages:
+    if any(m.role != "tool" for m in conversation.messages):
         yield conversation

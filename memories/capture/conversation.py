@@ -15,7 +15,24 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-Role = Literal["user", "assistant"]
+Role = Literal["user", "assistant", "tool"]
+# How much of one tool result is kept: a test run's output can be megabytes, and what matters
+# sits at both ends (the command's first error, the summary line at the bottom).
+RESULT_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str  # Bash, Edit, Write, MultiEdit, Read, Grep, ExitPlanMode, …
+    input: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    call_id: str
+    text: str
+    is_error: bool = False
 
 
 @dataclass
@@ -23,6 +40,9 @@ class Message:
     role: Role
     text: str
     at: datetime | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)  # assistant messages
+    tool_results: list[ToolResult] = field(default_factory=list)  # role "tool" messages
+    id: str = ""  # the turn's id in its source (Claude Code uuid, Cursor bubble id), for evidence
 
 
 @dataclass
@@ -37,11 +57,22 @@ class Conversation:
     profile: str = ""
 
     def fingerprint(self) -> str:
-        """A hash of what was said: the same conversation exported again hashes the same."""
+        """A hash of what was said: the same conversation exported again hashes the same.
+
+        The user's and the assistant's words hash exactly as they did before tool traffic was
+        read, and the tool traffic (when there is any) after them: a conversation without
+        tools keeps the watermark an earlier import left."""
         digest = hashlib.sha256()
         digest.update(self.profile.encode())
         for message in self.messages:
+            if message.role == "tool" or (not message.text and message.tool_calls):
+                continue
             digest.update(json.dumps([message.role, message.text]).encode())
+        traffic = [[[c.name, c.input] for c in m.tool_calls] + [[r.call_id, r.text, r.is_error]
+                                                                for r in m.tool_results]
+                   for m in self.messages if m.tool_calls or m.tool_results]
+        if traffic:
+            digest.update(json.dumps(traffic, sort_keys=True, default=str).encode())
         return digest.hexdigest()
 
 
@@ -84,3 +115,12 @@ def timestamp(value: object) -> datetime | None:
             return None
         return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
     return None
+
+
+def clipped(text: str, limit: int = RESULT_CHARS) -> str:
+    """`text` within `limit` characters: its head and its tail, where a run's errors and its
+    summary line sit, with a marker of what was left out between them."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]}\n[… {len(text) - 2 * half} characters left out …]\n{text[-half:]}"

@@ -6,7 +6,11 @@ Supported, as reverse-engineered by public parsers of Cursor's storage:
   global database (`globalStorage/state.vscdb`, table `cursorDiskKV`): `composerData:<id>`
   holds the conversation, either inline (`conversation`, older versions) or as headers
   (`fullConversationHeadersOnly`, newer) whose messages are `bubbleId:<id>:<bubble>` rows.
-  A bubble of `type` 1 is the user, 2 the assistant; its `text` is what was said.
+  A bubble of `type` 1 is the user, 2 the assistant; its `text` is what was said, its
+  `bubbleId` the message's id. An agent's tool use rides on an assistant bubble as
+  `toolFormerData` (`name`, arguments as JSON in `rawArgs` or `params`, `result`, `status`,
+  `toolCallId`; reverse-engineered, best effort): it becomes the bubble's ToolCall, and its
+  result a message of role "tool" (an error when the status or the exit code says so).
 - Older chat panels, in a workspace database (`workspaceStorage/<hash>/state.vscdb`, table
   `ItemTable`): `workbench.panel.aichat.view.aichat.chatdata`, tabs of bubbles of type
   `user` or `ai`.
@@ -24,7 +28,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memories.capture.conversation import Conversation, ItemError, Message, Role, timestamp
+from memories.capture.conversation import (
+    Conversation,
+    ItemError,
+    Message,
+    Role,
+    ToolCall,
+    ToolResult,
+    clipped,
+    timestamp,
+)
 
 SOURCE = "cursor"
 COMPOSER_VERSIONS = range(1, 11)
@@ -106,12 +119,68 @@ def _composers(db: sqlite3.Connection, file: Path) -> Iterator[Conversation | It
                                     title=str(data.get("name") or ""))
         at = timestamp(data.get("createdAt"))
         for bubble in bubbles:
-            role = ROLES.get(bubble.get("type")) if isinstance(bubble, dict) else None
-            text = str(bubble.get("text") or "").strip() if role else ""
-            if role and text:
-                conversation.messages.append(Message(role, text, timestamp(bubble.get("createdAt")) or at))
-        if conversation.messages:
+            if isinstance(bubble, dict):
+                conversation.messages += _messages(bubble, at)
+        if any(m.role != "tool" for m in conversation.messages):
             yield conversation
+
+
+def _messages(bubble: dict[str, Any], at: Any) -> list[Message]:
+    """A bubble's message, with its tool call and the call's result when the bubble holds one."""
+    role = ROLES.get(bubble.get("type"))
+    if role is None:
+        return []
+    text = str(bubble.get("text") or "").strip()
+    when = timestamp(bubble.get("createdAt")) or at
+    turn = str(bubble.get("bubbleId") or "")
+    tool = bubble.get("toolFormerData") if role == "assistant" else None
+    call = _tool_call(tool, turn) if isinstance(tool, dict) else None
+    found = [Message(role, text, when, tool_calls=[call] if call else [], id=turn)] if text or call else []
+    result = _tool_result(tool, call) if call is not None and isinstance(tool, dict) else None
+    if result is not None:
+        found.append(Message("tool", result.text, when, tool_results=[result], id=turn))
+    return found
+
+
+def _loose_json(value: Any) -> Any:
+    """Arguments and results are JSON inside a string, or already an object, or plain text."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _tool_call(tool: dict[str, Any], turn: str) -> ToolCall | None:
+    name = tool.get("name") or tool.get("tool")
+    if not isinstance(name, str) or not name:
+        return None
+    arguments = _loose_json(tool.get("rawArgs") or tool.get("params") or {})
+    return ToolCall(id=str(tool.get("toolCallId") or turn), name=name,
+                    input=arguments if isinstance(arguments, dict) else {"arguments": str(arguments)})
+
+
+_OUTPUT_KEYS = ("output", "stdout", "contents", "content", "text", "result", "diff", "error", "stderr")
+_EXIT_KEYS = ("exitCode", "exitCodeV2", "exit_code", "returnCode")
+
+
+def _tool_result(tool: dict[str, Any], call: ToolCall) -> ToolResult | None:
+    result = _loose_json(tool.get("result"))
+    extra = tool.get("additionalData")
+    extra_status = extra.get("status") if isinstance(extra, dict) else None
+    failed = "error" in (str(tool.get("status")), str(extra_status))
+    if isinstance(result, dict):
+        exits = [result[key] for key in _EXIT_KEYS if isinstance(result.get(key), int)]
+        failed = failed or any(code != 0 for code in exits)
+        parts = [str(result[key]) for key in _OUTPUT_KEYS if isinstance(result.get(key), str | int | float)
+                 and str(result[key]).strip()]
+        text = "\n".join(parts) or json.dumps(result)[:2000]
+    else:
+        text = "" if result is None else str(result)
+    if not text.strip() and not failed:
+        return None
+    return ToolResult(call_id=call.id, text=clipped(text.strip()), is_error=failed)
 
 
 def _bubbles(db: sqlite3.Connection, composer_id: str, headers: list[Any]) -> Iterator[dict[str, Any]]:
@@ -123,7 +192,7 @@ def _bubbles(db: sqlite3.Connection, composer_id: str, headers: list[Any]) -> It
                          [f"bubbleId:{composer_id}:{bubble_id}"]).fetchone()
         bubble = _json(row[0]) if row else None
         if isinstance(bubble, dict):
-            yield {"type": bubble.get("type", header.get("type")), **bubble}
+            yield {"type": bubble.get("type", header.get("type")), "bubbleId": bubble_id, **bubble}
 
 
 def _chat_panel(db: sqlite3.Connection, file: Path) -> Iterator[Conversation | ItemError]:
@@ -147,6 +216,6 @@ def _chat_panel(db: sqlite3.Connection, file: Path) -> Iterator[Conversation | I
             role = ROLES.get(bubble.get("type")) if isinstance(bubble, dict) else None
             text = str(bubble.get("text") or bubble.get("rawText") or "").strip() if role else ""
             if role and text:
-                conversation.messages.append(Message(role, text))
+                conversation.messages.append(Message(role, text, id=str(bubble.get("id") or "")))
         if conversation.key and conversation.messages:
             yield conversation

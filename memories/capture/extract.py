@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from core.text import CAPITALISED_WORD
+from memories.capture import accepted, tool_solutions
 from memories.capture.exchanges import Exchange
 from memories.capture.rules import ANSWER_RULES, LANGUAGES, ROLES, USER_RULES, Rule
 
@@ -66,6 +67,8 @@ class Candidate:
     # What the rule captured ("Priya Raman", "Lisbon"): the fact itself, whatever the wording.
     value: str = ""
     code: list[str] = field(default_factory=list)
+    # The id of the turn the evidence was quoted from (a Claude Code uuid, a Cursor bubble id).
+    turn: str = ""
 
 
 
@@ -96,14 +99,19 @@ _REPORTED = re.compile(r"\b(?:(?:he|she|they|someone|somebody|people|(?:my|the|a
 _NOT_HEDGE = re.compile(r"\bif (?:i|we) can (?:avoid|help) it\b|\bif possible\b", re.IGNORECASE)
 
 
+def sentences(text: str) -> list[str]:
+    """The sentences of `text` as capture reads them: a question run on without punctuation
+    ends the statement before it."""
+    pieces = (piece for sentence in _SENTENCE_END.split(text) for piece in _RUN_ON_QUESTION.split(sentence))
+    return [piece.strip() for piece in pieces if piece and piece.strip()]
+
+
 def _clauses(text: str) -> Iterator[tuple[str, str, int]]:
     """(clause, its sentence, where in the sentence it starts) for each statement: questions,
     hypotheticals and reported speech left out, clause by clause ("i live near Graz, is there
     a train?")."""
-    pieces = (piece for sentence in _SENTENCE_END.split(text) for piece in _RUN_ON_QUESTION.split(sentence))
-    for sentence in pieces:
-        sentence = sentence.strip()
-        if not sentence or sentence.startswith((">", "    ", "```")):
+    for sentence in sentences(text):
+        if sentence.startswith((">", "    ", "```")):
             continue
         parts = _CLAUSE_BREAK.split(sentence)
         for index, part in enumerate(parts):
@@ -347,4 +355,6 @@ def extract(exchanges: list[Exchange], *, profile: str = "", start: int = 0) -> 
         fix = solution(exchange, exchanges[position + 1:position + 3])
         if fix is not None:
             found.append(fix)
+    found += tool_solutions.solutions(exchanges, start=start)
+    found += accepted.decisions(exchanges, start=start)
     return found

@@ -59,7 +59,7 @@ def run(import_id: str, path: str) -> ChatImport | None:
         if chat_import.created_by is None:
             raise DomainError("The user who uploaded the history is gone.")
         report = ingest.chat_import(actor=chat_import.created_by, space_slug=chat_import.space.slug,
-                                    source=chat_import.source, path=Path(path))
+                                    source=chat_import.source, path=Path(path), import_id=chat_import.pk)
         chat_import.report, chat_import.status = report.as_dict(), ChatImportStatus.DONE
     except DomainError as exc:
         chat_import.status, chat_import.error = ChatImportStatus.FAILED, exc.message[:500]

@@ -71,3 +71,19 @@ class ChatImport(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source} import {self.id} ({self.status})"
+
+
+class ImportedMemory(models.Model):
+    """A memory an import created, by the import's id (docs/capture.md, "When an import is final").
+
+    Its report counts what is still pending for these memories (their embedding, their write
+    checks), which a memory's sealed metadata cannot answer in SQL. `import_id` is a
+    ChatImport's id for an upload, or the id a `sam_chat_import` run gave itself (no row).
+    """
+
+    memory = models.OneToOneField("memories.Memory", primary_key=True, on_delete=models.CASCADE,
+                                  related_name="+")
+    import_id = models.CharField(max_length=40, db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.memory_id} from {self.import_id}"

@@ -256,6 +256,15 @@ USER_RULES = (
           "A decision", "Decided on {0}."),
     _rule("decision", r"\b(?i:let'?s go with|we'?re going with|we went with) ([^!?\n]{2,120}?)" + _STOP,
           "decision", "fact", "high", 0.8, "A decision", "Decided to go with {0}."),
+    # A decision that replaces one taken before: "we're switching the created_at index to BRIN",
+    # "let's replace Celery with django-q2". The write checks then supersede the older one.
+    _rule("decision", r"\b(?i:let'?s|we'?ll|we will|we(?:'re| are)(?: now)?|time to) (?i:switch(?:ing)?|"
+          r"migrat(?:e|ing)|go(?:ing)? back) "
+          r"((?:(?i:the|our) )?[^!?\n]{0,60}?(?i:to|over to) [^!?\n]{2,100}?)"
+          + _STOP, "decision", "fact", "high", 0.8, "A decision", "Decided to switch {0}."),
+    _rule("decision", r"\b(?i:let'?s|we'?ll|we will|we(?:'re| are)(?: now)?|time to) (?i:replac(?:e|ing)) "
+          r"([^!?\n]{2,60}? (?i:with|by) [^!?\n]{2,100}?)" + _STOP, "decision", "fact", "high", 0.8,
+          "A decision", "Decided to replace {0}."),
     # "Never knew…", "never thought…": a story, not a rule.
     _rule("standard", r"^(?:(?i:and|also|plus) )?((?:(?i:in this (?:repo|project|codebase|team) )?(?i:we|you|"
           r"everyone) (?i:should )?)?(?i:always|never) (?!(?i:knew|thought|heard|saw|seen|been|had|got|used|"

@@ -235,3 +235,36 @@ def judge(older: str, newer: str, *, cosine: float | None = None) -> Verdict:
     if cosine is not None and cosine >= DUPLICATE_COSINE and jaccard >= 0.3:
         return Verdict("duplicate", False, "nearly the same meaning", features)
     return Verdict("distinct", True, "different content", features)
+
+
+# Kinds that hold one current answer per subject: a newer one replaces the older. (Facts about a
+# person have judge()'s single-valued attributes: where someone lives, works, what they prefer.)
+REPLACEABLE_KINDS = frozenset({"decision", "standard", "project_fact"})
+# How a decision says it replaces one taken before ("switching the index to BRIN", "dropping
+# Celery", "go back to npm"): whole words, so "migration", "dropdown" and "changelog" are not.
+_REPLACING = re.compile(r"\b(?:switch(?:ed|es|ing)?|migrat(?:e|ed|es|ing)|"
+                        r"mov(?:e|ed|es|ing) (?:to|over|away)|replac(?:e|ed|es|ing)|drop(?:ped|ping|s)?|"
+                        r"go(?:ing)? back to|went back to|instead|no longer|any ?more|from now on|"
+                        r"going forward|chang(?:ed|ing) (?:it |that |this )?to|revert(?:ed|ing|s)? to|"
+                        r"abandon(?:ed|ing|s)?|ditch(?:ed|es|ing)?)\b", re.IGNORECASE)
+# How close two decisions must be in meaning, and how many content words they must share,
+# to be about one subject ("the index on orders.created_at"); measured on pairs of decisions
+# from multi-session histories (docs/lifecycle.md).
+REPLACED_COSINE = 0.6
+REPLACED_SHARED_WORDS = 2
+
+
+def replaced(older: str, newer: str, *, cosine: float) -> Verdict | None:
+    """A decision, standard or fact that says it replaces an older one about the same subject:
+    the newer names a change ("switching", "instead", "from now on") the older does not, and
+    both speak of the same things. None when that is not said (judge() decides as before)."""
+    if not _REPLACING.search(newer) or _REPLACING.search(older):
+        # No change announced, or both announce one: which replaces which is not said.
+        return None
+    old_words = content_words(words(older))
+    new_words = content_words(words(newer))
+    shared = old_words & new_words
+    features = {"shared": float(len(shared)), "cosine": round(cosine, 4)}
+    if cosine >= REPLACED_COSINE and len(shared) >= REPLACED_SHARED_WORDS:
+        return Verdict("contradiction", True, "replaced by a newer decision", features)
+    return None

@@ -177,6 +177,11 @@ def _relation(memory: Memory, *, exact: bool) -> tuple[Memory, Memory, dedupe.Ve
         # an import of an old conversation does not overrule what was learnt since.
         older, newer = sorted((other, memory), key=_statement_time)
         verdict = dedupe.judge(older.content, newer.content, cosine=cosine)
+        settled = verdict.relation == "duplicate" or (verdict.certain and verdict.relation == "contradiction")
+        if not settled and older.kind == newer.kind in dedupe.REPLACEABLE_KINDS:
+            # A decision that says it replaces one about the same subject ("switching the
+            # index to BRIN"): the words of judge() may share too little to see it.
+            verdict = dedupe.replaced(older.content, newer.content, cosine=cosine) or verdict
         if verdict.relation != "distinct" and not verdict.certain:
             verdict = judge.second_opinion(older.content, newer.content, verdict)
         if verdict.relation != "distinct":

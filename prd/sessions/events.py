@@ -40,6 +40,7 @@ from prd.services.common import (
     redact,
     writable,
 )
+from prd.sessions import chat_capture
 from prd.sessions import rules as session_rules
 
 COMPILE_JOB = "prd.tasks.session_compile_cards"
@@ -450,3 +451,5 @@ def _log(session: AgentSession, new: list[SessionEvent], *, actor: Actor) -> Non
     )
     if not pending_before:
         enqueue(COMPILE_JOB, session_id=session.id)
+    # What the person and the agent said becomes memories of the space, like a chat import.
+    chat_capture.after_logged(session, new)

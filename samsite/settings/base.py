@@ -10,7 +10,15 @@ from typing import Any, TypedDict
 
 import dj_database_url
 
-from samsite.settings.env import env_bool, env_float, env_int, env_list, env_str, secret_key
+from samsite.settings.env import (
+    env_bool,
+    env_float,
+    env_int,
+    env_list,
+    env_str,
+    extractor_preset,
+    secret_key,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(env_str("SAM_VAR_DIR", str(BASE_DIR / "var")))
@@ -210,6 +218,7 @@ SPECTACULAR_SETTINGS = {
         "ModeEnum": "governance.modes.Mode",
         "RestrictedRoleEnum": "governance.api.serializers.RESTRICT_CHOICES",
         "ChatSourceEnum": "memories.capture.SOURCES",
+        "ChatImportStatusEnum": "memories.models.ChatImportStatus",
     },
 }
 
@@ -347,10 +356,16 @@ SAM_JUDGE = {
 
 # A model beside the chat-import rules (memories/capture/model_extractor.py): "none", or
 # "openai" for any OpenAI-compatible /chat/completions endpoint. Conversations are sent there.
+# One line for a server on this machine: SAM_EXTRACTOR=ollama:llama3.1:8b (or llamacpp:, vllm:)
+# turns it on. Explicit settings win. A URL and a model alone do not: an install's leftover
+# variables must not start sending conversations anywhere.
+_EXTRACTOR_PRESET = extractor_preset("SAM_EXTRACTOR")
+_EXTRACTOR_URL = env_str("SAM_EXTRACTOR_URL", _EXTRACTOR_PRESET.get("URL", ""))
+_EXTRACTOR_MODEL = env_str("SAM_EXTRACTOR_MODEL", _EXTRACTOR_PRESET.get("MODEL", ""))
 SAM_EXTRACTOR = {
-    "PROVIDER": env_str("SAM_EXTRACTOR_PROVIDER", "none"),
-    "MODEL": env_str("SAM_EXTRACTOR_MODEL", ""),
-    "URL": env_str("SAM_EXTRACTOR_URL", ""),
+    "PROVIDER": env_str("SAM_EXTRACTOR_PROVIDER", _EXTRACTOR_PRESET.get("PROVIDER", "none")),
+    "MODEL": _EXTRACTOR_MODEL,
+    "URL": _EXTRACTOR_URL,
     "API_KEY": env_str("SAM_EXTRACTOR_API_KEY", ""),
     "TIMEOUT_SECONDS": env_float("SAM_EXTRACTOR_TIMEOUT_SECONDS", 30.0),
     "MAX_ATTEMPTS": env_int("SAM_EXTRACTOR_MAX_ATTEMPTS", 3),
@@ -399,6 +414,16 @@ SAM_API_MAX_BODY_BYTES = env_int("SAM_API_MAX_BODY_BYTES", 32 * 1024 * 1024)
 # Largest chat history one upload may carry (POST /api/v1/spaces/{slug}/chat-imports/; a
 # zip may unpack to four times this). Uploads stream to disk, never into memory.
 SAM_CHAT_IMPORT_MAX_BYTES = env_int("SAM_CHAT_IMPORT_MAX_BYTES", 512 * 1024 * 1024)
+# A conversation posted to POST /api/v1/conversations/ (docs/capture.md, "Conversations"):
+# the longest message (413 beyond), the most messages one request carries (413 beyond: post
+# it in parts with the same conversation_id), and how many are captured in the request
+# itself (more: stored for a job, answered 202).
+SAM_CONVERSATION_MAX_MESSAGE_CHARS = env_int("SAM_CONVERSATION_MAX_MESSAGE_CHARS", 100_000)
+SAM_CONVERSATION_MAX_MESSAGES = env_int("SAM_CONVERSATION_MAX_MESSAGES", 2000)
+SAM_CONVERSATION_INLINE_MESSAGES = env_int("SAM_CONVERSATION_INLINE_MESSAGES", 50)
+# Chat turns logged to a coding session are captured as that session's conversation
+# (prd.sessions.chat_capture); false turns that off for the whole instance.
+SAM_SESSION_CHAT_CAPTURE = env_bool("SAM_SESSION_CHAT_CAPTURE", True)
 
 # /metrics asks for this bearer token when it is set (docs/deployment.md, "Metrics").
 SAM_METRICS_TOKEN = env_str("SAM_METRICS_TOKEN", "")

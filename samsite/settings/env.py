@@ -73,3 +73,25 @@ def secret_key(var_dir: Path) -> str:
     with os.fdopen(fd, "w") as handle:
         handle.write(key)
     return key
+
+
+# Model servers people run on their own machine, each OpenAI-compatible at its usual address.
+EXTRACTOR_SERVERS = {
+    "ollama": "http://localhost:11434/v1",
+    "llamacpp": "http://localhost:8080/v1",  # llama.cpp's llama-server
+    "vllm": "http://localhost:8000/v1",
+    "openai": "",  # any other endpoint: give SAM_EXTRACTOR_URL as well
+}
+
+
+def extractor_preset(name: str) -> dict[str, str]:
+    """`ollama:llama3.1:8b` (server:model, the model may hold colons) as the extractor's
+    provider, URL and model; {} when the variable is unset."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return {}
+    server, _, model = raw.partition(":")
+    if server not in EXTRACTOR_SERVERS or not model:
+        raise ImproperlyConfigured(f"{name} must be <server>:<model> with a server among "
+                                   f"{', '.join(EXTRACTOR_SERVERS)}, got {raw!r}")
+    return {"PROVIDER": "openai", "URL": EXTRACTOR_SERVERS[server], "MODEL": model}

@@ -246,6 +246,10 @@ def add_agent_work(world: World) -> dict[str, Any]:
     refs["chat_import"] = ChatImport.objects.create(space=world.space, source="jsonl",
                                                     file_name="history.jsonl", size_bytes=120,
                                                     created_by=world.users["contributor"]).pk
+    refs["conversation"] = ChatImport.objects.create(space=world.space, source="api", status="done",
+                                                     file_name="conversation of 2 messages", size_bytes=40,
+                                                     report={"items": [], "kept": True, "messages": 2},
+                                                     created_by=world.users["contributor"]).pk
 
     # The card's memory is the one that names things: settle it as the embedding job would,
     # so its entities are read.
@@ -449,6 +453,12 @@ def new_memory(m: Matrix) -> dict:
             "content": "A note the role matrix tries to add to the space."}
 
 
+def new_conversation(m: Matrix) -> dict:
+    return {"space": m.world.space.slug, "conversation_id": "matrix",
+            "messages": [{"role": "user", "content": "I prefer tabs over spaces."},
+                         {"role": "assistant", "content": "Noted."}]}
+
+
 def history_upload(m: Matrix) -> dict:
     line = json.dumps({"conversation_id": "c1", "role": "user", "content": "I prefer tabs over spaces.",
                        "time": "2026-01-02T10:00:00Z"})
@@ -526,6 +536,11 @@ CASES: tuple[Case, ...] = (
     # Who uploaded it or the space's owners; everyone else is told it does not exist.
     Case("GET", "chat-imports/{pk}/", (200, 404, 200, 404, 404, 404, 404, 401, 404, 404, 404),
          path="chat-imports/{chat_import}/"),
+    # conversations posted whole
+    Case("POST", "conversations/", WRITE, body=new_conversation, probe=rows(ChatImport)),
+    # As chat imports: who posted it or the space's owners.
+    Case("GET", "conversations/{pk}/", (200, 404, 200, 404, 404, 404, 404, 401, 404, 404, 404),
+         path="conversations/{conversation}/"),
     # memories: reads
     Case("GET", "memories/", EVERYONE),
     Case("GET", MEMORY, READ, path="memories/{open}/"),
@@ -743,6 +758,10 @@ TOOL_CASES: tuple[ToolCase, ...] = (
                                             "content": "I prefer tabs.", "time": "2026-01-02T10:00:00Z"}))),
     ToolCase("chat_import_status", (200, 404, 200, 404, 404, 404, 404, 401, 404, 404, 404),
              naming(import_id="chat_import")),
+    ToolCase("capture_conversation", WRITE, in_space(
+        messages=[{"role": "user", "content": "I prefer tabs over spaces."}])),
+    ToolCase("conversation_status", (200, 404, 200, 404, 404, 404, 404, 401, 404, 404, 404),
+             naming(capture_id="conversation")),
     ToolCase("session_start", WRITE, in_space(title="Started by the matrix")),
     ToolCase("session_log", WRITE, lambda m: {
         "session_id": m.id("session"), "events": [{"event_type": "chat_turn", "text": "A tool turn"}]}),

@@ -18,7 +18,7 @@ TOOLS = {
     "finish_thinking", "recall_reasoning", "search_past_solutions", "find_similar_issues",
     "get_project_patterns", "recall_decision", "get_category_summary", "context_pack", "memory_stats",
     "augment_prompt", "session_start", "session_log", "session_handoff", "card_check", "memory_feedback",
-    "ingest_chat_history", "chat_import_status",
+    "ingest_chat_history", "chat_import_status", "capture_conversation", "conversation_status",
 }
 
 
@@ -325,4 +325,7 @@ def test_a_chat_history_imported_through_the_tool_becomes_memories(url: str, wor
     status, refused = run(work)
     assert status["status"] == "done"
     assert status["memories_created"] == 1
+    # The tool says, as REST does, whether the memories are final (jobs run inline here).
+    assert status["extraction_done"] is True
+    assert (status["pending"], status["final"]) == ({"embedding": 0, "checks": 0}, True)
     assert refused["code"] == "forbidden"

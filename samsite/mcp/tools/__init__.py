@@ -3,6 +3,6 @@ tools to the server; GROUPS is every group, in the order the server lists their 
 
 from __future__ import annotations
 
-from samsite.mcp.tools import chat_imports, context, memories, prd, recall, sessions, thinking
+from samsite.mcp.tools import chat_imports, context, conversations, memories, prd, recall, sessions, thinking
 
-GROUPS = (recall, memories, context, chat_imports, sessions, prd, thinking)
+GROUPS = (recall, memories, context, chat_imports, conversations, sessions, prd, thinking)

@@ -40,6 +40,9 @@ def _import_summary(answer: dict[str, Any]) -> dict[str, Any]:
     report = answer.get("report") or {}
     keys = ("conversations_seen", "conversations_skipped", "exchanges", "memories_created",
             "memories_reinforced")
+    # Whether the memories are final (embedded and checked), as GET /chat-imports/{id}/ says.
+    progress = ("extraction_done", "pending", "embedding_failed", "final")
     return {"import_id": answer["id"], "status": answer["status"], "error": answer["error"] or None,
             **{k: report[k] for k in keys if k in report},
-            "rejected": len(report.get("rejected", [])), "unreadable": len(report.get("errors", []))}
+            "rejected": len(report.get("rejected", [])), "unreadable": len(report.get("errors", [])),
+            **{k: answer[k] for k in progress if k in answer}}

@@ -42,7 +42,10 @@ def test_claude_code_keeps_what_the_person_typed_and_the_replies_joined():
     assert session.key == "5b0c3c1e-8f0e-4a51-9d1f-2f6c1f9e7a10"
     assert session.title == "Fix psycopg ImportError in CI"  # its own summary, not another session's
     roles = [m.role for m in session.messages]
-    assert roles == ["user", "assistant", "user", "assistant", "user"]
+    assert roles == ["user", "assistant", "tool", "user", "assistant", "user"]
+    assert [c.name for c in session.messages[1].tool_calls] == ["Edit"]  # the reply's own tool call
+    assert session.messages[2].tool_results[0].text == "File edited"
+    assert [m.id for m in session.messages[:4]] == ["u2", "a2", "u3", "u4"]
     reply = session.messages[1].text
     assert reply.startswith("The slim image has no libpq")
     assert '```bash\npip install "psycopg[binary]==3.2.3"\n```' in reply  # one reply over three lines
