@@ -922,6 +922,7 @@ def row_report(name: str, expected: tuple[int, ...], got: dict[str, int], detail
             + "\n  ".join(details))
 
 
+@pytest.mark.matrix
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
 def test_each_route_answers_every_persona_as_its_role_allows(matrix, db, case):
     """Given the world, when each persona calls the route, then the status, the content (lists,
@@ -993,6 +994,7 @@ def tool_answer(server: Any, tool: str, arguments: dict) -> tuple[int, str]:
     return int(error.get("status", 0)), text
 
 
+@pytest.mark.matrix
 @pytest.mark.parametrize("case", TOOL_CASES, ids=lambda case: case.name)
 def test_each_mcp_tool_answers_every_persona_as_its_role_allows(matrix, db, tools_on_the_test_thread, case):
     """Given the world, when each persona calls the tool with its own token, then the tool

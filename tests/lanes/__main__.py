@@ -8,8 +8,8 @@ lane mostly computes, so together they take about as long as the longer of the t
 
 - redis: the queue and cache tests, with django-q2 on a Redis broker and the shared cache on
   Redis (`SAM_Q_BROKER=redis`, `SAM_CACHE_URL`), a private redis-server (the system package).
-- external: the whole suite (but the browser and schema-fuzz runs, which do not touch the
-  database differently) against a Postgres reached over TCP with a password, as a role that is
+- external: the whole suite (but the browser and schema-fuzz runs and the role matrix, which do
+  not touch the database differently) against a Postgres reached over TCP with a password, as a role that is
   not a superuser, through `DATABASE_URL`; the vector extension is created by the superuser.
 - replica: the replica tests (`-m replica`) with `SAM_REPLICA_URL` on a streaming replica
   cloned with pg_basebackup.
@@ -73,7 +73,7 @@ def external_lane(tmp: Path) -> Iterator[tuple[dict[str, str], list[list[str]]]]
         primary = _postgres(tmp / "external", stack)
         env = {"DATABASE_URL": primary.url(APP_DATABASE, user=APP_ROLE, password=APP_PASSWORD)}
         # The job-cluster tests reach the database as the rest do; the redis lane runs them.
-        yield env, [["-m", "not browser and not schema_fuzz and not cluster"]]
+        yield env, [["-m", "not browser and not schema_fuzz and not cluster and not matrix"]]
 
 
 @contextmanager

@@ -65,18 +65,29 @@ def webshop(transactional_db):
 # --- exit codes ------------------------------------------------------------------------------
 
 
-def test_the_exit_code_says_how_an_import_went(webshop, tmp_path):
+def here(capsys, *args: str) -> subprocess.CompletedProcess:
+    """The command as the shell runs it (argv in, exit code out), in this process: a second
+    Python for each would cost seconds."""
+    from memories.management.commands.sam_chat_import import Command
+
+    with pytest.raises(SystemExit) as exited:
+        Command().run_from_argv(["manage.py", "sam_chat_import", *args, "--no-progress"])
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(args, exited.value.code, out.out, out.err)
+
+
+def test_the_exit_code_says_how_an_import_went(webshop, tmp_path, capsys):
     clean = tmp_path / "clean.jsonl"
     clean.write_text(said("c1", "I speak German."))
     webshop_refusing_cursor = tmp_path / "state.vscdb"
     webshop_refusing_cursor.write_bytes(b"")
 
-    ok = manage("jsonl", str(clean), "--space", "webshop")
-    cut_line = manage("claude_code", str(FIXTURES / "claude_code"), "--space", "webshop")
-    missing = manage("jsonl", str(tmp_path / "nowhere.jsonl"), "--space", "webshop")
-    refused = manage("cursor", str(webshop_refusing_cursor), "--space", "webshop")
-    no_space = manage("jsonl", str(clean), "--space", "nowhere")
-    usage = manage("slack", str(clean), "--space", "webshop")
+    ok = manage("jsonl", str(clean), "--space", "webshop")  # one from a real shell
+    cut_line = here(capsys, "claude_code", str(FIXTURES / "claude_code"), "--space", "webshop")
+    missing = here(capsys, "jsonl", str(tmp_path / "nowhere.jsonl"), "--space", "webshop")
+    refused = here(capsys, "cursor", str(webshop_refusing_cursor), "--space", "webshop")
+    no_space = here(capsys, "jsonl", str(clean), "--space", "nowhere")
+    usage = here(capsys, "slack", str(clean), "--space", "webshop")
 
     assert ok.returncode == 0, ok.stderr
     assert "1 memories created" in ok.stdout
