@@ -94,7 +94,7 @@ def labelled_sentences(row: dict) -> list[tuple[Sentence, str]]:
         labels = [(label["kind"], label["value"], label["quote"]) for label in row["expected"]
                   if label["message"] in user_messages]
     found = []
-    for _, sentence in learned.sentences(split, source=source):
+    for _, _, sentence in learned.sentences(split, source=source):
         kind = "none"
         for label_kind, value, quote in labels:
             if (quote is None and value in sentence.text.lower()) or (

@@ -110,16 +110,18 @@ def prose_of(text: str) -> str:
 
 
 def sentences(exchanges: list[Exchange], *, source: str, profile: str = "",
-              start: int = 0) -> Iterator[tuple[int, Sentence]]:
-    """(exchange index, sentence) for each sentence the user wrote from `start` on."""
+              start: int = 0) -> Iterator[tuple[int, str, Sentence]]:
+    """(exchange index, the id of the user's turn, sentence) for each sentence the user wrote
+    from `start` on (the profile's have no turn)."""
     if profile and start == 0:
-        yield from ((0, s) for s in _of_message(profile, source=source, asked=False))
+        yield from ((0, "", s) for s in _of_message(profile, source=source, asked=False))
     for position, exchange in enumerate(exchanges):
         if exchange.index < start or not exchange.user.strip():
             continue
         before = exchanges[position - 1].assistant.rstrip() if position else ""
+        turn = exchange.turns[0] if exchange.turns else ""
         for sentence in _of_message(exchange.user, source=source, asked=before.endswith("?")):
-            yield exchange.index, sentence
+            yield exchange.index, turn, sentence
 
 
 def _of_message(text: str, *, source: str, asked: bool) -> list[Sentence]:
@@ -165,13 +167,15 @@ class Reading:
     sentence: str
     kind: str
     belief: float
+    turn: str = ""  # the id of the user's turn it was said in, where the source has one
 
 
 def read(exchanges: list[Exchange], *, source: str, profile: str = "", start: int = 0) -> list[Reading]:
-    pairs = list(sentences(exchanges, source=source, profile=profile, start=start))
-    verdicts = classify([sentence for _, sentence in pairs])
-    return [Reading(exchange=index, sentence=" ".join(sentence.text.split()), kind=kind, belief=belief)
-            for (index, sentence), (kind, belief) in zip(pairs, verdicts, strict=True)]
+    said = list(sentences(exchanges, source=source, profile=profile, start=start))
+    verdicts = classify([sentence for _, _, sentence in said])
+    return [Reading(exchange=index, sentence=" ".join(sentence.text.split()), kind=kind, belief=belief,
+                    turn=turn)
+            for (index, turn, sentence), (kind, belief) in zip(said, verdicts, strict=True)]
 
 
 def candidates(readings: list[Reading]) -> list[extract.Candidate]:
@@ -186,6 +190,7 @@ def candidates(readings: list[Reading]) -> list[extract.Candidate]:
             kind=reading.kind, category=category, priority=priority,
             confidence=round(min(reading.belief, MAX_CONFIDENCE), 3), title=f"{title}: {said[:80]}",
             content=content.format(said.rstrip(".") + "."), evidence=said[:300], exchange=reading.exchange,
+            turn=reading.turn,
             # No value apart from the sentence: redaction may take a name out of it and the
             # rest still stands (memories.capture.ingest keeps it if enough is left).
             rule=f"{RULE_PREFIX}{reading.kind}"))

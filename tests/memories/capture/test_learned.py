@@ -111,3 +111,14 @@ def test_an_imported_sentence_memory_is_kept_redacted_and_one_redaction_empties_
                             "the repository layer.")
     assert not any("Tomasz" in m.content for m in Memory.objects.all())
     assert {r["rule"] for r in json.loads(out.getvalue())["rejected"]} == {"name"}
+
+
+def test_a_learned_memory_keeps_the_turn_it_was_said_in():
+    conversation = Conversation(source="claude_code", key="c", origin="test", messages=[
+        Message("user", "morning", id="u-1"), Message("assistant", "Morning!", id="a-1"),
+        Message("user", "Team rule: no raw SQL in views, everything goes through the repository layer.",
+                id="u-2")])
+
+    [rule] = learned.extract_learned(exchanges.split(conversation), source="claude_code")
+
+    assert (rule.exchange, rule.turn) == (1, "u-2")
