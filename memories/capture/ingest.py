@@ -44,7 +44,8 @@ from memories.entities import graph
 from memories.models import ImportedConversation, Memory
 
 READERS: dict[str, ModuleType] = {m.SOURCE: m for m in (claude_code, chatgpt, cursor, jsonl)}
-MEMORY_TYPES = {"solution": "procedural", "standard": "procedural", "gotcha": "procedural"}
+MEMORY_TYPES = {"solution": "procedural", "standard": "procedural", "gotcha": "procedural",
+                "pattern": "procedural"}
 # How strongly memories from one conversation are linked: enough for recall to follow.
 CONVERSATION_LINK = 0.5
 

@@ -8,7 +8,7 @@ MiniLM embedding and the rules' precision cues) and a softmax layer says which k
 it is, or none. A kind is kept only above its own threshold, chosen when the model was
 trained so that the kind's precision held on conversations the model had not seen.
 
-The model ships with SAM (memories/capture/data/clause_classifier.npz, a few tens of KB, built
+The model ships with SAM (memories/capture/data/clause_classifier.npz, 17 KB, built
 by bench/train_extractor.py with a fixed seed from the labelled corpus in
 bench/data/capture_corpus/; docs/capture-classifier.md is its data card): nothing is
 downloaded. Without the file, capture runs on the rules alone and says so in the log.
