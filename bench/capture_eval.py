@@ -31,7 +31,7 @@ from pathlib import Path
 import capture_formats
 from benchenv import ROOT
 
-from memories.capture import exchanges, extract, learned, pipeline
+from memories.capture import classifier_training, exchanges, extract, learned, pipeline
 from memories.capture.conversation import Conversation, Message
 
 SETS = {
@@ -39,8 +39,8 @@ SETS = {
     "blind4": [ROOT / "bench" / "data" / "extraction_blind4.jsonl"],
     "train": sorted((ROOT / "bench" / "data" / "capture_corpus").glob("*.jsonl")),
 }
-RULE_KINDS = {"name": "fact", "role": "fact", "employer": "fact", "location": "fact", "languages": "fact",
-              "preference": "preference", "dislike": "preference"}
+# Rule names of the rules' tuning sets as kinds (the mapping training uses).
+RULE_KINDS = classifier_training.RULE_KINDS
 
 
 def labels_of(row: dict) -> list[dict]:

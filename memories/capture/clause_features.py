@@ -76,9 +76,9 @@ def cues(sentence: Sentence) -> list[float]:
     flags = [
         text.endswith("?"),
         bool(_QUESTION_START.match(text)),
-        bool(extract._HEDGES.search(text)),
+        bool(extract.HEDGES.search(text)),
         bool(_PAST.search(text)),
-        bool(extract._REPORTED.search(text)),
+        bool(extract.REPORTED.search(text)),
         bool(_NEGATION.search(text)),
         bool(_CHANGE.search(text)),
         bool(_I.search(text)),

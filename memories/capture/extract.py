@@ -29,7 +29,7 @@ from memories.capture.exchanges import Exchange
 from memories.capture.rules import ANSWER_RULES, LANGUAGES, ROLES, USER_RULES, Rule
 
 # Hypotheticals, the past, wishes, and someone else's words.
-_HEDGES = re.compile(r"\b(?:if (?:i|we|you|my|our)|would|could|might|maybe|perhaps|suppose|imagine|pretend|"
+HEDGES = re.compile(r"\b(?:if (?:i|we|you|my|our)|would|could|might|maybe|perhaps|suppose|imagine|pretend|"
                      r"when i was|used to|back when|thinking (?:about|of)|hoping to|want to be(?:come)?|"
                      r"hypothetical\w*|"
                      r"daydream\w*|in theory|someday|one day|"
@@ -92,7 +92,7 @@ _SENTENCE_END = re.compile(r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\b
 _RUN_ON_QUESTION = re.compile(r"\s+(?=(?:how do|how can|how should|what is|what's|whats|where do|where can|"
                               r"can you|could you|should i|should we|do you|any idea)\b)", re.IGNORECASE)
 # Someone else's words introduced earlier in the sentence: "my boss said: I'm a terrible planner".
-_REPORTED = re.compile(r"\b(?:(?:he|she|they|someone|somebody|people|(?:my|the|a|an|his|her|their)"
+REPORTED = re.compile(r"\b(?:(?:he|she|they|someone|somebody|people|(?:my|the|a|an|his|her|their)"
                        r"(?: \w+){1,3}) (?:said|says|told (?:me|us)|thinks|wrote|claims?)|according to)\b"
                        r"[^.!?]*$", re.IGNORECASE)
 # "if I can avoid it" qualifies a habit; it is not a hypothetical.
@@ -117,11 +117,11 @@ def _clauses(text: str) -> Iterator[tuple[str, str, int]]:
         for index, part in enumerate(parts):
             part = part.strip()
             last = index == len(parts) - 1
-            if not part or (last and sentence.endswith("?")) or _QUESTION.match(part) or _HEDGES.search(
+            if not part or (last and sentence.endswith("?")) or _QUESTION.match(part) or HEDGES.search(
                     _NOT_HEDGE.sub("", part)):
                 continue
             start = sentence.find(part)
-            if _REPORTED.search(sentence[:start]):
+            if REPORTED.search(sentence[:start]):
                 continue
             # The rest of the sentence from this clause on (values may run past a comma), cut
             # where no value reaches: a sentence of a thousand commas is read in linear time.
@@ -283,7 +283,7 @@ def _learned(prose: str, index: int) -> list[Candidate]:
             continue
         lesson = _clean(re.sub(r"^(?:(?:oh+|ah+|ok|okay|right|wow|"
         r"hm+)\b[,!.]*\s*)?(?:so\s+)?", "", before, flags=re.IGNORECASE))
-        if len(lesson.split()) < 5 or _HEDGES.search(lesson):
+        if len(lesson.split()) < 5 or HEDGES.search(lesson):
             continue
         found.append(Candidate(kind="gotcha", category="fact", priority="normal", confidence=0.7,
                                title=f"A gotcha: {lesson[:80]}", content=f"Watch out: {lesson}.",
