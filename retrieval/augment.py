@@ -4,7 +4,8 @@ For a user space and the message being answered: core memories always, then by p
 and relevance (high before normal, each by how well it matches the message), at most 3
 conversation summaries, never low-priority ones; at most `max_items` notes and
 `max_chars` characters of notes, grouped by category, with the user's preferred style
-first. docs/recall.md, "Prompt augmentation", has the rules and the block's shape.
+first. docs/recall.md, "Prompt augmentation", has the rules and the block's shape. The
+notes put in count as used (`track`).
 
 Stored text goes in as quoted data inside clear delimiters: each note is one line, its
 text JSON-quoted, angle brackets and role markers defused, and phrases that read as
@@ -25,6 +26,7 @@ from django.db.models import Q
 from core.actor import Actor
 from governance import access, policy
 from governance.audit.services import audit_record
+from memories.lifecycle import feedback
 from memories.models import Memory, Priority
 from retrieval import pipeline
 from retrieval.context import RecallContext
@@ -94,6 +96,8 @@ class Augmentation:
     chars: int = 0
     left_out: int = 0
     silenced: bool = False
+    # The notes put in were counted as used (track asked, and the modes allow traces).
+    tracked: bool = False
 
 
 def quoted(text: str) -> tuple[str, bool]:
@@ -193,17 +197,28 @@ def render(notes: list[Note]) -> str:
     return "\n".join(lines)
 
 
-def augment(*, actor: Actor, space: str, message: str = "", limits: Limits = Limits()) -> Augmentation:
+def augment(*, actor: Actor, space: str, message: str = "", limits: Limits = Limits(),
+            track: bool = True) -> Augmentation:
     """The prompt block for `space` (a space the actor may read; 404 otherwise). Empty when
-    the memory mode keeps the space out of recall (capture_only, off). Audited like an
-    untracked recall: who, which space, how many notes; no text."""
+    the memory mode keeps the space out of recall (capture_only, off).
+
+    A tracked augmentation (`track`, the default, in modes that allow traces: not paused or
+    incognito, for the space and the user) counts each note put in as used, so what a chat
+    app keeps using does not decay as if unused, and the user's notes keep their sign of
+    life (memories.lifecycle.user_notes). Audited like a recall: who, which space, how many
+    notes, and when tracked which; no text."""
     target = access.access_space(actor, slug=space)
-    if not policy.policy(actor, target).recall:
+    allowed = policy.policy(actor, target)
+    if not allowed.recall:
         audit_record("recall", actor=actor, space=target, target_type="recall",
                      after={"items": 0, "tracked": False, "purpose": "prompt_augmentation", "silenced": True})
         return Augmentation(block="", silenced=True)
     notes, left_out = select(candidates(actor, target, message, limits), limits)
-    audit_record("recall", actor=actor, space=target, target_type="recall",
-                 after={"items": len(notes), "tracked": False, "purpose": "prompt_augmentation"})
+    tracked = track and allowed.track
+    after: dict[str, Any] = {"items": len(notes), "tracked": tracked, "purpose": "prompt_augmentation"}
+    if tracked:
+        feedback.memories_put_in_prompt(memory_ids=[n.id for n in notes])
+        after["memory_ids"] = [n.id for n in notes]
+    audit_record("recall", actor=actor, space=target, target_type="recall", after=after)
     return Augmentation(block=render(notes), notes=notes, chars=sum(len(n.line) for n in notes),
-                        left_out=left_out)
+                        left_out=left_out, tracked=tracked)

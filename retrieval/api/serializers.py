@@ -233,6 +233,10 @@ class PromptAugmentationInputSerializer(JSONInputSerializer):
                                          help_text="Characters of notes (headings, delimiters not counted).")
     max_summaries = serializers.IntegerField(required=False, min_value=0, max_value=10,
                                              default=augment.MAX_SUMMARIES)
+    track = serializers.BooleanField(
+        required=False, default=True,
+        help_text="Count the notes put in as used (default), so they do not decay as if unused. "
+                  "Not counted in paused or incognito mode whatever this says.")
 
 
 class AugmentationNoteSerializer(serializers.Serializer):
@@ -252,3 +256,6 @@ class PromptAugmentationOutputSerializer(serializers.Serializer):
     chars = serializers.IntegerField(help_text="Characters of notes in the block")
     left_out = serializers.IntegerField(help_text="Candidate notes that did not fit the limits")
     silenced = serializers.BooleanField(help_text="The memory mode keeps this space out of recall")
+    tracked = serializers.BooleanField(
+        help_text="Whether the notes put in were counted as used: false when the request said "
+                  "track: false or a memory mode forbids traces (paused, incognito)")
