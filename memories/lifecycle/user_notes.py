@@ -59,7 +59,7 @@ SIGN_OF_LIFE_SQL = "GREATEST(s.last_used_at, s.last_accessed_at, m.updated_at)"
 # Lock class of a user space's trim (the key is the space id): a settle and the nightly job
 # trimming one space at once would each count the space before the other archived, and
 # archive twice as many as it held over its cap.
-TRIM_LOCK = int.from_bytes(b"samtrim", "big")
+TRIM_LOCK = int.from_bytes(b"trim", "big")  # fits the int4 of the two-key form
 
 
 def note_cap(space: Space) -> int:
