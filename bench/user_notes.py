@@ -89,9 +89,11 @@ def bench_counting(repeats: int) -> dict:
     ids = [n.id for n in block.notes]
     before = memory_updates()
     statement = [timed(lambda: feedback.memories_put_in_prompt(memory_ids=ids)) for _ in range(repeats)]
-    untracked = [timed(lambda: augment.augment(actor=user, space=space.slug, track=False))
-                 for _ in range(repeats)]
-    tracked = [timed(lambda: augment.augment(actor=user, space=space.slug)) for _ in range(repeats)]
+    untracked: list[float] = []
+    tracked: list[float] = []
+    for _ in range(repeats):  # interleaved, so both see the same load on a shared machine
+        untracked.append(timed(lambda: augment.augment(actor=user, space=space.slug, track=False)))
+        tracked.append(timed(lambda: augment.augment(actor=user, space=space.slug)))
     counted = MemoryStats.objects.filter(memory_id__in=ids).values_list("usage_count", flat=True)
     return {"notes_in_block": len(ids), "statement_ms": ms(statement),
             "augment_untracked_ms": ms(untracked), "augment_tracked_ms": ms(tracked),
