@@ -8,7 +8,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from governance.access import SYSTEM
 from governance.audit.models import AuditEvent
+from memories import services
 from memories.lifecycle import user_notes
 from memories.models import Memory, MemoryStats, MemoryVersion
 from samsite import maintenance
@@ -265,3 +267,28 @@ def test_a_space_owner_sets_the_cap_and_idle_days_and_bad_values_get_field_error
 
     cleared = api.patch("/api/v1/spaces/dana/", {"note_cap": None}, format="json")
     assert cleared.json()["note_cap"] is None
+
+
+def test_a_restored_note_is_a_sign_of_life_so_the_next_trim_takes_another(dana):
+    dana.note_cap = 2
+    dana.save()
+    oldest = note(dana, "Oldest", days_idle=30)
+    middle = note(dana, "Middle", days_idle=20)
+    note(dana, "Newest", days_idle=10)
+    assert user_notes.trim().archived == [oldest.id]
+
+    services.memory_unarchive(actor=SYSTEM, memory_id=oldest.id, reason="still true")
+    again = user_notes.trim()
+
+    assert again.archived == [middle.id]
+    assert oldest.id in active_ids(dana)
+
+
+def test_a_dry_run_trim_lists_what_would_go_and_archives_nothing(dana):
+    dana.note_cap = 1
+    dana.save()
+    old = note(dana, "Old", days_idle=30)
+    note(dana, "New", days_idle=1)
+
+    assert user_notes.trim(dry_run=True).archived == [old.id]
+    assert len(active_ids(dana)) == 2
