@@ -74,10 +74,15 @@ def in_group(case: dict, group: str) -> bool:
 def load_cases(paths: tuple[Path, ...] = CORPORA) -> list[dict]:
     cases = [json.loads(line) for path in paths if path.exists()
              for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    ids = [case["id"] for case in cases]
-    if len(set(ids)) != len(ids):
-        raise SystemExit("case ids must be unique across the corpus files")
+    keys = [case_key(case) for case in cases]
+    if len(set(keys)) != len(keys):
+        raise SystemExit("case ids must be unique within a split")
     return cases
+
+
+def case_key(case: dict) -> str:
+    """Ids are unique within a split; files written apart reuse look-alike ids across splits."""
+    return f"{case['split']}/{case['id']}"
 
 
 def expected_spans(case: dict) -> list[tuple[str, int, int]]:
@@ -103,7 +108,7 @@ def score(cases: list[dict], findings_by_id: dict[str, tuple[Finding, ...]]) -> 
     counts = {k: defaultdict(int) for k in KINDS}
     for case in cases:
         expected = expected_spans(case)
-        findings = findings_by_id[case["id"]]
+        findings = findings_by_id[case_key(case)]
         for kind, start, end in expected:
             c = counts[kind]
             c["expected"] += 1
@@ -138,7 +143,7 @@ def lookalike_report(cases: list[dict], findings_by_id: dict[str, tuple[Finding,
         category = case["id"][len(LOOKALIKE):].rsplit("-", 1)[0]
         row = by_category[category]
         row["cases"] += 1
-        findings = findings_by_id[case["id"]]
+        findings = findings_by_id[case_key(case)]
         row["false_positives"] += len(findings)
         row["cases_with_fp"] += bool(findings)
     keys = ("cases", "cases_with_fp", "false_positives")
@@ -162,13 +167,13 @@ def subkind_report(cases: list[dict], findings_by_id: dict[str, tuple[Finding, .
         for subkind, _kind, start, end in spans:
             counts[subkind]["expected"] += 1
             counts[subkind]["found"] += any(f.kind == "id" and overlaps(f.start, f.end, start, end)
-                                            for f in findings_by_id[case["id"]])
+                                            for f in findings_by_id[case_key(case)])
         # Any expected value of any kind: an id finding over a phone is a phone's, not a stray.
         all_spans = expected_spans(case)
         case_subkinds = {s for s, *_ in spans}
         if not case_subkinds and case["id"].startswith(LOOKALIKE):
             case_subkinds = {"lookalike"}
-        for f in findings_by_id[case["id"]]:
+        for f in findings_by_id[case_key(case)]:
             if f.kind != "id":
                 continue
             hit = {s for s, _k, a, b in spans if overlaps(f.start, f.end, a, b)}
@@ -271,7 +276,7 @@ def third_party_code() -> dict:
 def show(cases: list[dict], findings_by_id: dict[str, tuple[Finding, ...]]) -> None:
     for case in cases:
         expected = expected_spans(case)
-        findings = findings_by_id[case["id"]]
+        findings = findings_by_id[case_key(case)]
         text = case["text"]
         missed = [(k, text[s:e]) for k, s, e in expected
                   if not any(f.kind == k and overlaps(f.start, f.end, s, e) for f in findings)]
@@ -355,7 +360,7 @@ def blind(path: Path) -> None:
         cases.append(case)
     redact_text("Warm-up: Anna Schmidt, anna@example.com")  # loads the word lists
     start = time.perf_counter()
-    findings_by_id = {case["id"]: redact_case(case) for case in cases}
+    findings_by_id = {case_key(case): redact_case(case) for case in cases}
     seconds = time.perf_counter() - start
     lookalikes = lookalike_report(cases, findings_by_id)
     results = {
@@ -396,7 +401,7 @@ def main() -> None:
     start = time.perf_counter()
     redact_text("Warm-up: Anna Schmidt, anna@example.com")
     first_call_ms = round((time.perf_counter() - start) * 1000, 1)
-    findings_by_id = {case["id"]: redact_case(case) for case in cases}
+    findings_by_id = {case_key(case): redact_case(case) for case in cases}
     results: dict = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores",
         "python": platform.python_version(),

@@ -1,0 +1,123 @@
+"""The words people write before a personal or financial identifier, in the languages SAM meets.
+
+A number after one of these labels is an identifier even when no check digit proves it: the
+label says what it is ("Steuer-ID 12 345 678 901", "passport no. C01X00T47", "sort code
+12-34-56"). Each label belongs to one subkind (national_id, passport, iban, tax_number,
+customer_number, account_number); the subkind only names the rule in the findings, all of them are
+redacted as "[id]".
+
+Labels that are everyday words on their own ("policy", "contract", "client", "tax", "card") count
+only with a word that makes them a number ("policy no.", "contract number", "client ID").
+"""
+
+from __future__ import annotations
+
+import re
+
+# "number", "no.", "nr", "#", "ID" in the languages of the labels below. Used after a label
+# that needs one, and skipped after any label.
+NUMBER_WORDS = (
+    r"numbers?|num\.?|no\.?|nos\.?|nr\.?|n[°º]\.?|#|id|ids|code|ref(?:erence)?|nummer|numéro|número|numero|"
+    r"numer|nro\.?|núm\.?|number"
+)
+_N = rf"(?:[ \t]*(?:{NUMBER_WORDS}))"  # a number word after the label
+_SEP = r"[ \t.-]?"  # "NI number", "NI-number", "N.I. number"
+
+# subkind -> label alternatives (regex fragments, matched case-insensitively between word boundaries)
+LABELS: dict[str, tuple[str, ...]] = {
+    "national_id": (
+        rf"ssn|social[ \t]+security(?:{_N})?|social[ \t]+insurance(?:{_N})?|(?-i:SIN)(?:{_N})?|",
+        rf"national[ \t]+insurance(?:{_N})?|ni{_SEP}(?:number|no\.?)|nino|",
+        rf"national[ \t]+id(?:entity)?(?:[ \t]+card)?(?:{_N})?|national[ \t]+identification(?:{_N})?|",
+        rf"identity[ \t]+(?:card|document)(?:{_N})?|id[ \t-]?card(?:{_N})?|id[ \t]+(?:number|no\.?|nr\.?)|",
+        rf"personal[ \t]+(?:id(?:entification)?|identity)(?:{_N})?|personal[ \t]+(?:number|code)|",
+        r"bsn|burgerservicenummer|sofinummer|sofi-nummer|",
+        r"personalausweis(?:nummer|-?nr\.?)?|ausweis(?:nummer|-?nr\.?)|identifikationsnummer|",
+        r"sozialversicherungs(?:nummer|-?nr\.?)|sv-?(?:nummer|nr\.?)|rentenversicherungsnummer|",
+        r"ahv(?:-?(?:nummer|nr\.?))?|avs(?:[ \t]+(?:n[°º]|number|numéro))?|versichertennummer|",
+        r"(?:numéro|n[°º])[ \t]+de[ \t]+sécurité[ \t]+sociale|sécurité[ \t]+sociale|",
+        r"(?-i:NIR)|numéro[ \t]+insee|",
+        r"carte[ \t]+(?:d['’]identité|vitale)(?:[ \t]+n[°º])?|(?-i:CNI)|",
+        r"(?-i:DNI|NIE|NIF)|documento[ \t]+(?:nacional[ \t]+)?de[ \t]+identidad|",
+        r"número[ \t]+de[ \t]+identidad|",
+        r"cédula(?:[ \t]+de[ \t]+(?:identidad|ciudadanía))?|cedula|(?-i:CPF|RG)|curp|",
+        r"codice[ \t]+fiscale|c\.f\.|carta[ \t]+d['’]identità|",
+        r"pesel|dowód(?:[ \t]+osobisty)?|numer[ \t]+dowodu(?:[ \t]+osobistego)?|",
+        r"personnummer|personnr\.?|person-?nummer|fødselsnummer|fodselsnummer|cpr(?:-?(?:nummer|nr\.?))?|",
+        r"henkilötunnus|hetu|isikukood|asmens[ \t]+kodas|personas[ \t]+kods|",
+        r"rodné[ \t]+číslo|rodne[ \t]+cislo|",
+        r"(?-i:EGN|CNP|OIB)|emšo|emso|amka|tc[ \t]+kimlik(?:[ \t]+(?:no|numarası))?|kimlik(?:[ \t]+no)?|",
+        r"aadhaar(?:[ \t]+(?:number|no\.?|card))?|nric|hkid|mykad|teudat[ \t]+zehut|",
+        r"medicare(?:{_N})?|nhs(?:{_N})|health[ \t]+(?:insurance|card)(?:{_N})|",
+        r"krankenversicherungsnummer|(?-i:PPSN?)(?:{_N})?|(?-i:RRN)|resident[ \t]+registration(?:{_N})?|",
+        r"my[ \t]?number|kennitala|(?-i:NIK|KTP|CNIC|NIN)|sa[ \t]+id(?:{_N})?|id[ \t]+nummer|legitimatie",
+    ),
+    "passport": (
+        rf"passport(?:{_N})?|passports|pass-?nr\.?|pass-?nummer|passnummer|reisepass(?:nummer|-?nr\.?)?|",
+        r"(?:numéro|n[°º])[ \t]+(?:de[ \t]+|du[ \t]+)?passeport|passeport|",
+        r"(?:número[ \t]+de[ \t]+)?pasaporte|(?:numero[ \t]+(?:di|del)[ \t]+)?passaporto|passaporte|",
+        r"(?:numer[ \t]+)?paszport(?:u)?|paspoort(?:nummer)?|passi|pasaport|",
+        rf"travel[ \t]+document(?:{_N})?",
+    ),
+    "iban": (
+        r"iban(?:-?(?:nummer|nr\.?|number|no\.?|code))?",
+    ),
+    "tax_number": (
+        rf"tax[ \t]+(?:id(?:entification)?|identifier|file|registration|reference|payer|code)(?:{_N})?|",
+        rf"tax(?:{_N})|taxpayer(?:[ \t]+id(?:entification)?)?(?:{_N})?|(?-i:TIN|TFN|UTR|EIN|ITIN)|",
+        r"unique[ \t]+taxpayer[ \t]+reference|employer[ \t]+identification(?:[ \t]+number)?|",
+        rf"vat(?:[ \t]+(?:id|reg(?:istration)?))?(?:{_N})?|",
+        r"ust\.?-?id(?:nr\.?)?|ust-?idnr\.?|umsatzsteuer-?(?:identifikations)?(?:nummer|-?id)|",
+        r"steuer-?(?:nummer|nr\.?|id|identifikationsnummer)|steueridentifikationsnummer|idnr\.?|",
+        r"steuerliche[ \t]+identifikationsnummer|",
+        r"(?:numéro|n[°º])[ \t]+(?:d['’]identification[ \t]+)?fiscal|numéro[ \t]+de[ \t]+tva|"
+        r"n[°º][ \t]+(?:de[ \t]+)?tva|tva(?:[ \t]+intracommunautaire)?|(?-i:SPI)|siren|siret|",
+        r"(?-i:NIF|CIF|CUIT|CUIL|RUT|RUC|NIT)|identificación[ \t]+fiscal|número[ \t]+fiscal|",
+        r"partita[ \t]+iva|p\.[ \t]?iva|",
+        r"(?-i:NIP)|regon|btw(?:-?(?:nummer|nr\.?|id))?|fiscaal[ \t]+nummer|rsin|",
+        r"momsnummer|moms(?:-?nr\.?)|skattenummer|skatteregistreringsnummer|y-tunnus|alv-?numero|",
+        r"gst(?:in)?(?:{_N})?|(?-i:ABN|ACN|IRD|NPWP|INN)(?:{_N})?|(?-i:PAN)(?:[ \t]+card)?(?:{_N})?",
+    ),
+    "customer_number": (
+        rf"customer(?:{_N})|client(?:{_N})|member(?:ship)?(?:{_N})|subscriber(?:{_N})|",
+        rf"polic(?:y|ies)(?:{_N})|insurance(?:{_N})|contract(?:{_N})|patient(?:{_N})|",
+        rf"loyalty(?:[ \t]+card)?(?:{_N})?|frequent[ \t]+flyer(?:{_N})?|rewards?(?:{_N})|",
+        r"kunden-?(?:nummer|nr\.?)|kundennr\.?|vertrags-?(?:nummer|nr\.?)|versicherungs-?(?:nummer|nr\.?)|",
+        r"policen-?(?:nummer|nr\.?)|mitglieds-?(?:nummer|nr\.?)|",
+        r"(?:numéro|n[°º]|référence)[ \t]+(?:de[ \t]+)?(?:client|contrat|police|adhérent|d['’]adhérent)|",
+        r"(?:número|n[º°.]?)[ \t]+de[ \t]+(?:cliente|contrato|póliza|poliza|socio|afiliado)|",
+        r"(?:numero|codice|n\.)[ \t]+(?:di[ \t]+)?(?:cliente|contratto|polizza|socio|tessera)|",
+        r"klant-?(?:nummer|nr\.?)|contract-?nummer|polis-?nummer|lid-?nummer|",
+        r"numer[ \t]+(?:klienta|umowy|polisy|członkowski)|kund-?nummer|kunde-?nummer|avtalsnummer|"
+        r"asiakasnumero",
+    ),
+    "account_number": (
+        rf"(?:bank[ \t]+)?account(?:{_N})?|acct(?:{_N})?|a/c(?:{_N})?|",
+        rf"(?:checking|savings|current|bank|deposit)[ \t]+account|bank[ \t]+(?:details|account)(?:{_N})?|",
+        r"konto-?(?:nummer|nr\.?)|kontonr\.?|kontonummer|bankkonto|",
+        r"(?:numéro|n[°º])[ \t]+de[ \t]+compte|compte[ \t]+(?:bancaire|n[°º])|(?-i:RIB)|",
+        r"(?:número|n[º°.]?)[ \t]+de[ \t]+cuenta|cuenta(?:[ \t]+bancaria)?|clabe|(?-i:CBU)|",
+        r"(?:numero|n\.)[ \t]+(?:di[ \t]+)?conto(?:[ \t]+corrente)?|conto[ \t]+corrente|",
+        r"rekening-?(?:nummer|nr\.?)|rekeningnummer|",
+        r"numer[ \t]+(?:konta|rachunku)|rachunek(?:[ \t]+bankowy)?|",
+        r"tilinumero|",
+        rf"sort[ \t]+code|routing(?:{_N})?|(?-i:ABA)(?:[ \t]+routing)?(?:{_N})?|(?-i:BSB)(?:{_N})?|"
+        rf"transit(?:{_N})|institution(?:{_N})|ifsc(?:[ \t]+code)?|",
+        rf"(?:credit|debit|bank)[ \t]+card(?:{_N})?|card(?:{_N})|kartennummer|karten-?nr\.?|"
+        r"(?:numéro|n[°º])[ \t]+de[ \t]+carte|(?:número[ \t]+de[ \t]+)?tarjeta|",
+        r"(?:numero[ \t]+(?:di[ \t]+)?)?carta[ \t]+di[ \t]+credito",
+    ),
+}
+
+_ALTERNATIVES = "|".join(
+    rf"(?P<{subkind}>{''.join(fragments)})" for subkind, fragments in LABELS.items()
+)
+#: A label at a word start; group names say the subkind. Longer spellings come first within a
+#: subkind, and regex alternation takes the first that matches, so e.g. "passport number" is read
+#: whole. An underscore may join it to other words, as in keys ("customer_number", "iban_de").
+LABEL = re.compile(rf"(?<![^\W_])(?<![/-])(?:{_ALTERNATIVES})(?![^\W_])", re.IGNORECASE)
+
+
+def subkind_of(match: re.Match[str]) -> str:
+    """The subkind whose label `match` (a match of LABEL) found."""
+    return next(name for name, value in match.groupdict().items() if value is not None)
