@@ -80,6 +80,9 @@ _BOUNDARY_AFTER = r"(?![\w/-]|\.\w)"
 _PATTERN = re.compile(
     "|".join(rf"{_BOUNDARY_BEFORE}(?P<{s.name}>{s.pattern}){_BOUNDARY_AFTER}" for s in SCHEMES)
 )
+# Where a scheme can start: a capital or a digit at a token's start. Matching the schemes only
+# there is several times faster than searching the text with their alternation.
+_START = re.compile(r"(?<![\w./-])[A-Z0-9]")
 # Where a scheme could start at all: a digit run of 6+ or a capital followed by digits soon.
 _CHEAP = re.compile(r"\d{6}|[A-Z]{1,6} ?\d{2}|\d{2,3}[.-]\d")
 _OTHER_NUMBER_BEFORE = re.compile(
@@ -98,7 +101,10 @@ def find(scan: Scan) -> Iterator[Candidate]:
     text = scan.text
     if not _CHEAP.search(text):
         return
-    for match in _PATTERN.finditer(text):
+    for start in _START.finditer(text):
+        match = _PATTERN.match(text, start.start())
+        if not match:
+            continue
         # The alternation stops at the first scheme whose shape fits; others may fit the same
         # text ("131052-3084" is a Swedish or a Finnish number), so each is tried in turn.
         for scheme in _SCHEMES_BY_SHAPE:
