@@ -52,13 +52,16 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?-i:EGN|CNP|OIB)|emšo|emso|amka|tc[ \t]+kimlik(?:[ \t]+(?:no|numarası))?|kimlik(?:[ \t]+no)?|",
         r"aadhaar(?:[ \t]+(?:number|no\.?|card))?|nric|hkid|mykad|teudat[ \t]+zehut|",
         r"medicare(?:{_N})?|nhs(?:{_N})|health[ \t]+(?:insurance|card)(?:{_N})|",
-        r"kranken-?versicher(?:ten|ungs)-?(?:nummer|nr\.?)|(?-i:PPSN?)(?:{_N})?|(?-i:RRN)|resident[ \t]+registration(?:{_N})?|",
-        r"(?:מספר[ \t]+)?(?:תעודת[ \t]+זהות|זהות)|ת\.ז\.?|(?-i:My[ \t]?Number)|kennitala|(?-i:SNILS)|снилс|(?-i:NIK|KTP|CNIC|NIN)|sa[ \t]+id(?:{_N})?|id[ \t]+nummer|legitimatie",
+        r"kranken-?versicher(?:ten|ungs)-?(?:nummer|nr\.?)|(?-i:PPSN?)(?:{_N})?|(?-i:RRN)|"
+        r"resident[ \t]+registration(?:{_N})?|",
+        r"(?:מספר[ \t]+)?(?:תעודת[ \t]+זהות|זהות)|ת\.ז\.?|(?-i:My[ \t]?Number)|kennitala|(?-i:SNILS)|снилс|"
+        r"(?-i:NIK|KTP|CNIC|NIN)|sa[ \t]+id(?:{_N})?|id[ \t]+nummer|legitimatie",
     ),
     "passport": (
         rf"passport(?:{_N})?|passports|pass-?nr\.?|pass-?nummer|passnummer|reisepass(?:nummer|-?nr\.?)?|",
         r"(?:numéro|n[°º])[ \t]+(?:de[ \t]+|du[ \t]+)?passeport|passeport|",
-        r"(?-i:Pass)(?=[ \t]+[A-Z]{0,2}\d)|(?:número[ \t]+de[ \t]+)?pasaporte|(?:numero[ \t]+(?:di|del)[ \t]+)?passaporto|passaporte|",
+        r"(?-i:Pass)(?=[ \t]+[A-Z]{0,2}\d)|(?:número[ \t]+de[ \t]+)?pasaporte|"
+        r"(?:numero[ \t]+(?:di|del)[ \t]+)?passaporto|passaporte|",
         r"(?:numer[ \t]+)?paszport(?:u)?|paspoort(?:nummer)?|passi|pasaport|(?:номер[ \t]+)?паспорта?|"
         r"διαβατήριο|דרכון|جواز[ \t]+السفر|",
         rf"travel[ \t]+document(?:{_N})?",
@@ -68,7 +71,8 @@ LABELS: dict[str, tuple[str, ...]] = {
     ),
     "tax_number": (
         rf"tax[ \t]+(?:id(?:entification)?|identifier|file|registration|reference|payer)(?:{_N})?|",
-        rf"tax(?![ \t_-]*code)(?:{_N})|taxpayer(?:[ \t]+id(?:entification)?)?(?:{_N})?|(?-i:TIN|TFN|UTR|EIN|ITIN)|",
+        rf"tax(?![ \t_-]*code)(?:{_N})|taxpayer(?:[ \t]+id(?:entification)?)?(?:{_N})?|"
+        rf"(?-i:TIN|TFN|UTR|EIN|ITIN)|",
         r"unique[ \t]+taxpayer[ \t]+reference|employer[ \t]+identification(?:[ \t]+number)?|",
         rf"vat(?:[ \t]+(?:id|reg(?:istration)?))?(?:{_N})?|",
         r"ust\.?-?id(?:nr\.?)?|ust-?idnr\.?|umsatzsteuer-?(?:identifikations)?(?:nummer|-?id)|",
@@ -78,10 +82,12 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"n[°º][ \t]+(?:de[ \t]+)?tva|tva(?:[ \t]+intracommunautaire)?|(?-i:SPI)|siren|siret|",
         r"(?-i:NIF|CIF|CUIT|CUIL|RUT|RUC|NIT)|identificación[ \t]+fiscal|número[ \t]+fiscal|",
         r"número[ \t]+de[ \t]+contribuinte|contribuinte|",
-        rf"business(?:[ \t]+(?:number|no\.?|registration(?:{_N})?))|(?-i:BN)|(?-i:CVR)(?:-?(?:nr\.?|nummer))?|(?-i:SE)-?(?:nr\.?|nummer)|",
+        rf"business(?:[ \t]+(?:number|no\.?|registration(?:{_N})?))|(?-i:BN)|"
+        rf"(?-i:CVR)(?:-?(?:nr\.?|nummer))?|(?-i:SE)-?(?:nr\.?|nummer)|",
         r"partita[ \t]+iva|p\.[ \t]?iva|",
         r"(?-i:NIP)|regon|btw(?:-?(?:nummer|nr\.?|id))?|fiscaal[ \t]+nummer|rsin|",
-        r"organisationsnummer|org\.?[ \t]?nr\.?|(?-i:ΑΦΜ|ИНН)|vergi(?:[ \t]+(?:kimlik|numarası|no))+|momsnummer|moms(?:-?nr\.?)|skattenummer|skatteregistreringsnummer|y-tunnus|alv-?numero|",
+        r"organisationsnummer|org\.?[ \t]?nr\.?|(?-i:ΑΦΜ|ИНН)|vergi(?:[ \t]+(?:kimlik|numarası|no))+|"
+        r"momsnummer|moms(?:-?nr\.?)|skattenummer|skatteregistreringsnummer|y-tunnus|alv-?numero|",
         r"gst(?:in)?(?:{_N})?|(?-i:ABN|ACN|IRD|NPWP|INN)(?:{_N})?|(?-i:PAN)(?:[ \t]+card)?(?:{_N})?",
     ),
     "customer_number": (
@@ -89,9 +95,11 @@ LABELS: dict[str, tuple[str, ...]] = {
         rf"polic(?:y|ies)(?:{_N})|insurance(?:{_N})|contract(?:{_N})|patient(?:{_N})|",
         rf"loyalty(?:[ \t]+card)?(?:{_N})?|frequent[ \t]+flyer(?:{_N})?|rewards?(?:{_N})|",
         r"kunden-?(?:nummer|nr\.?)|kundennr\.?|vertrags-?(?:nummer|nr\.?)|versicherungs-?(?:nummer|nr\.?)|",
-        r"policen-?(?:nummer|nr\.?)|mitglieds-?(?:nummer|nr\.?)|versicherungsschein(?:-?(?:nummer|nr\.?))?|",
+        r"policen-?(?:nummer|nr\.?)|mitglieds-?(?:nummer|nr\.?)|",
+        r"versicherungsschein(?:-?(?:nummer|nr\.?))?|",
         r"(?:número|n\.?[º°])[ \t]+d[ao][ \t]+(?:apólice|cliente|contrato)|apólice|",
-        r"(?:numéro|n[°º]|référence)[ \t]+(?:de[ \t]+|du[ \t]+)?(?:client|contrat|police|adhérent|d['’]adhérent)|",
+        r"(?:numéro|n[°º]|référence)[ \t]+(?:de[ \t]+|du[ \t]+)?(?:client|contrat|police|adhérent|d['’]adhérent)|"
+        r"",
         r"(?:número|n[º°.]?)[ \t]+de[ \t]+(?:cliente|contrato|póliza|poliza|socio|afiliado)|",
         r"(?:numero|codice|n\.)[ \t]+(?:di[ \t]+)?(?:cliente|contratto|polizza|socio|tessera)|",
         r"klant-?(?:nummer|nr\.?)|contract-?nummer|polis-?nummer|lid-?nummer|",
@@ -125,7 +133,9 @@ CJK_LABELS: dict[str, str] = {
     "national_id": r"マイナンバー|個人番号|身份证(?:号码|号)?|居民身份证|주민등록번호|외국인등록번호",
     "passport": r"旅券番号|パスポート番号|护照号码|护照号|護照號碼|여권번호|여권",
     "tax_number": r"法人番号|税号|纳税人识别号|统一社会信用代码|사업자등록번호|사업자번호",
-    "customer_number": r"会員番号|顧客番号|お客様番号|契約番号|证券号|保单号|客户号|客户编号|会员号|고객번호|회원번호|계약번호",
+    "customer_number": (
+        r"会員番号|顧客番号|お客様番号|契約番号|证券号|保单号|客户号|客户编号|会员号|고객번호|회원번호|계약번호"
+    ),
     "account_number": r"口座番号|账号|帐号|银行账号|账户号码|계좌번호",
 }
 CJK_LABEL = re.compile("|".join(rf"(?P<{k}>{v})" for k, v in CJK_LABELS.items()))
@@ -136,10 +146,12 @@ CJK_LABEL = re.compile("|".join(rf"(?P<{k}>{v})" for k, v in CJK_LABELS.items())
 LABEL = re.compile(rf"(?<![^\W_])(?<![/-])(?:{_ALTERNATIVES})(?![^\W_])", re.IGNORECASE)
 
 
-# The words LABELS is written with (escapes such as "\\t" and flags such as "(?-i:" removed).
-_WORDS = re.findall(
-    r"[^\W\d_]+", re.sub(r"\\[A-Za-z]|\(\?-i:", " ", "".join("".join(f) for f in LABELS.values())).lower()
-)
+# The words that can start an alternative of LABELS: at a fragment's start or after "|", "(?:",
+# "(?-i:" or an optional part ("(?:número[ \t]+de[ \t]+)?pasaporte"), escapes such as "\\t" removed.
+_SOURCE = re.sub(r"\\[A-Za-z]", " ", "|".join("|".join(f"|{x}" for x in f) for f in LABELS.values()))
+# Less the words that only occur inside labels, after their first word ("número de …", "gstin").
+_WORDS = [w.lower() for w in re.findall(r"(?:(?<=[|:?])|(?<=\(\?-i:))([^\W\d_]+)", _SOURCE)
+          if w.lower() not in {"d", "de", "di", "du", "da", "do", "in", "no", "u"}]
 #: What a word that starts a label starts with: every label starts with a word written out in
 #: LABELS, so one of its first one, two or three letters is in the matching set ("n" for "n°",
 #: "sv" for "SV-Nummer", "pas" for "passport"). Testing a word against these sets is far cheaper

@@ -227,6 +227,7 @@ def _table_columns(text: str) -> Iterator[Candidate]:
                     stripped = cell.strip().strip("\"'")
                     start = cell_start + cell.find(stripped)
                     end = start + len(stripped)
-                    if stripped and _TOKEN.fullmatch(stripped) and _is_identifier(text, start, end, columns[number]):
-                        yield Candidate("id", start, end, f"{columns[number]}_column", PRIORITY)
+                    subkind = columns[number]
+                    if stripped and _TOKEN.fullmatch(stripped) and _is_identifier(text, start, end, subkind):
+                        yield Candidate("id", start, end, f"{subkind}_column", PRIORITY)
                 cell_start += len(cell) + 1
