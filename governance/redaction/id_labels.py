@@ -98,8 +98,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"policen-?(?:nummer|nr\.?)|mitglieds-?(?:nummer|nr\.?)|",
         r"versicherungsschein(?:-?(?:nummer|nr\.?))?|",
         r"(?:número|n\.?[º°])[ \t]+d[ao][ \t]+(?:apólice|cliente|contrato)|apólice|",
-        r"(?:numéro|n[°º]|référence)[ \t]+(?:de[ \t]+|du[ \t]+)?(?:client|contrat|police|adhérent|d['’]adhérent)|"
-        r"",
+        r"(?:numéro|n[°º]|référence)[ \t]+(?:de[ \t]+|du[ \t]+)?"
+        r"(?:client|contrat|police|adhérent|d['’]adhérent)|",
         r"(?:número|n[º°.]?)[ \t]+de[ \t]+(?:cliente|contrato|póliza|poliza|socio|afiliado)|",
         r"(?:numero|codice|n\.)[ \t]+(?:di[ \t]+)?(?:cliente|contratto|polizza|socio|tessera)|",
         r"klant-?(?:nummer|nr\.?)|contract-?nummer|polis-?nummer|lid-?nummer|",
