@@ -73,6 +73,11 @@ SCHEMES: tuple[Scheme, ...] = (
     Scheme("my_nric", r"\d{6}-\d{2}-\d{4}", "stdnum.my.nric"),
     Scheme("in_pan", r"[A-Z]{3}[ABCFGHJLPT][A-Z]\d{4}[A-Z]", "stdnum.in_.pan"),
     Scheme("sg_nric", r"[STFG]\d{7}[A-Z]", ""),
+    # A payment card: an issuer's first digits, four groups of four, the Luhn check digit.
+    Scheme("payment_card", r"(?:4\d{3}|5[1-5]\d{2}|2[2-7]\d{2}|6011|65\d{2})(?:[ -]?\d{4}){3}", ""),
+    # An IBAN in print form (groups of four after a space) whose check digits are wrong is still an
+    # IBAN someone typed with a slip: its country and length are checked, not its checksum.
+    Scheme("iban_print_form", r"[A-Z]{2}\d{2}(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,4})?", "", grouped=True),
 )
 
 _BOUNDARY_BEFORE = r"(?<![\w./-])"
@@ -84,12 +89,13 @@ _PATTERN = re.compile(
 # there is several times faster than searching the text with their alternation.
 _START = re.compile(r"(?<![\w./-])[A-Z0-9]")
 # Where a scheme could start at all: a digit run of 6+ or a capital followed by digits soon.
-_CHEAP = re.compile(r"\d{6}|[A-Z]{1,6} ?\d{2}|\d{2,3}[.-]\d")
+_CHEAP = re.compile(r"\d{6}|[A-Z]{1,6} ?\d{2}|\d{2,3}[.-]\d|\d{4}[ -]\d{4}")
 _OTHER_NUMBER_BEFORE = re.compile(
     r"\b(?:orders?|invoices?|inv|isbn(?:-1[03])?|issn|ean|upc|gtin|sku|serial|s/n|sn|tracking|parcel|"
     r"shipment|part|model|build|version|release|ticket|case|receipt|transaction|batch|lot|patent|doi|"
     r"po|purchase order|confirmation|booking|voucher|coupon|licen[cs]e|commit|sha|hash|checksum|"
-    r"item|product|article|artikel|bestellung|rechnung|facture|commande|pedido|factura|ordine|fattura)"
+    r"item|product|article|artikel|bestellung|rechnung|facture|commande|pedido|factura|ordine|fattura|"
+    r"test[ \t]+card|test)"
     r"(?:[ \t]*(?:number|no\.?|nr\.?|num|id|code|#))?[ \t]*(?:is|was|:|#|=)?[ \t]*$",
     re.IGNORECASE,
 )
@@ -158,7 +164,28 @@ def _valid_sg_nric(value: str) -> bool:
     return _SG_NRIC_LETTERS[value[0]][total % 11] == value[8]
 
 
+def _iban_but_checksum(value: str) -> bool:
+    from stdnum import iban
+    from stdnum.exceptions import InvalidChecksum
+
+    try:
+        iban.validate(value)
+    except InvalidChecksum:
+        return True
+    except ValueError:
+        return False
+    return True
+
+
+def _valid_card(value: str) -> bool:
+    from stdnum import luhn
+
+    return luhn.is_valid(value.replace(" ", "").replace("-", ""))
+
+
 _OWN_VALIDATORS: dict[str, Callable[[str], bool]] = {
+    "payment_card": _valid_card,
+    "iban_print_form": _iban_but_checksum,
     "gb_nino": _valid_nino,
     "mx_rfc": _valid_mx_rfc,
     "sg_nric": _valid_sg_nric,

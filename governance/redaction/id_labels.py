@@ -26,102 +26,110 @@ _SEP = r"[ \t.-]?"  # "NI number", "NI-number", "N.I. number"
 # subkind -> label alternatives (regex fragments, matched case-insensitively between word boundaries)
 LABELS: dict[str, tuple[str, ...]] = {
     "national_id": (
-        rf"ssn|social[ \t]+security(?:{_N})?|social[ \t]+insurance(?:{_N})?|(?-i:SIN)(?:{_N})?|",
-        rf"national[ \t]+insurance(?:{_N})?|ni{_SEP}(?:number|no\.?)|nino|",
-        rf"national[ \t]+id(?:entity)?(?:[ \t]+card)?(?:{_N})?|national[ \t]+identification(?:{_N})?|",
-        rf"identity[ \t]+(?:card|document)(?:{_N})?|id[ \t-]?card(?:{_N})?|id[ \t_]+(?:number|no\.?|nr\.?)|",
+        rf"ssn|social[ \t_-]+security(?:{_N})?|social[ \t_-]+insurance(?:{_N})?|(?-i:SIN)(?:{_N})?|",
+        rf"national[ \t_-]+insurance(?:{_N})?|ni{_SEP}(?:number|no\.?)|nino|",
+        rf"national[ \t_-]+id(?:entity)?(?:[ \t_-]+card)?(?:{_N})?|national[ \t_-]+identification(?:{_N})?|",
+        rf"identity[ \t_-]+(?:card|document)(?:{_N})?|id[ \t-]?card(?:{_N})?|"
+        rf"id[ \t_]+(?:number|no\.?|nr\.?)|",
         rf"(?:identity|travel|id)?[ \t_]?doc(?:ument)?(?:{_N})|",
-        r"rijksregister(?:nummer)?|(?:numéro[ \t]+de[ \t]+)?registre[ \t]+national|",
-        r"numéro[ \t]+d['’]inscription(?:[ \t]+au[ \t]+répertoire)?|",
-        rf"personal[ \t]+(?:id(?:entification)?|identity)(?:{_N})?|personal[ \t]+(?:number|code)|",
-        r"bsn|burgerservicenummer|sofinummer|sofi-nummer|",
+        r"rijksregister(?:nummer)?|(?:numéro[ \t_-]+de[ \t_-]+)?registre[ \t_-]+national|",
+        r"numéro[ \t_-]+d['’]inscription(?:[ \t_-]+au[ \t_-]+répertoire)?|",
+        rf"personal[ \t_-]+(?:id(?:entification)?|identity)(?:{_N})?|personal[ \t_-]+(?:number|code)|",
+        r"emirates[ \t_-]+id|bsn|burgerservicenummer|sofinummer|sofi-nummer|",
         r"personalausweis(?:nummer|-?nr\.?)?|ausweis(?:nummer|-?nr\.?)|identifikationsnummer|",
         r"sozialversicherungs(?:nummer|-?nr\.?)|sv-?(?:nummer|nr\.?)|rentenversicherungsnummer|",
-        r"ahv(?:-?(?:nummer|nr\.?))?|avs(?:[ \t]+(?:n[°º]|number|numéro))?|versichertennummer|",
-        r"(?:numéro|n[°º])[ \t]+de[ \t]+sécurité[ \t]+sociale|sécurité[ \t]+sociale|",
-        r"(?-i:NIR)|numéro[ \t]+insee|",
-        r"carte[ \t]+(?:d['’]identité|vitale)(?:[ \t]+n[°º])?|(?-i:CNI)|",
-        r"(?-i:DNI|NIE|NIF)|documento[ \t]+(?:nacional[ \t]+)?de[ \t]+identidad|",
-        r"número[ \t]+de[ \t]+identidad|",
-        r"cédula(?:[ \t]+de[ \t]+(?:identidad|ciudadanía))?|cedula|(?-i:CPF|RG)|curp|",
-        r"codice[ \t]+fiscale|c\.f\.|carta[ \t]+d['’]identità|",
-        r"pesel|dowód(?:[ \t]+osobisty)?|numer[ \t]+dowodu(?:[ \t]+osobistego)?|",
+        r"ahv(?:-?(?:nummer|nr\.?))?|avs(?:[ \t_-]+(?:n[°º]|number|numéro))?|versichertennummer|",
+        r"(?:numéro|n[°º])[ \t_-]+de[ \t_-]+sécurité[ \t_-]+sociale|sécurité[ \t_-]+sociale|",
+        r"(?-i:NIR)|numéro[ \t_-]+insee|",
+        r"carte[ \t_-]+(?:d['’]identité|vitale)(?:[ \t_-]+n[°º])?|(?-i:CNI)|",
+        r"(?-i:DNI|NIE|NIF)|documento[ \t_-]+(?:nacional[ \t_-]+)?de[ \t_-]+identidad|",
+        r"número[ \t_-]+de[ \t_-]+identidad|",
+        r"cédula(?:[ \t_-]+de[ \t_-]+(?:identidad|ciudadanía))?|cedula|(?-i:CPF|RG)|curp|",
+        r"codice[ \t_-]+fiscale|c\.f\.|carta[ \t_-]+d['’]identità|",
+        r"pesel|dowód(?:[ \t_-]+osobisty)?|numer[ \t_-]+dowodu(?:[ \t_-]+osobistego)?|",
         r"personnummer|personnr\.?|person-?nummer|fødselsnummer|fodselsnummer|cpr(?:-?(?:nummer|nr\.?))?|",
-        r"henkilötunnus|hetu|isikukood|asmens[ \t]+kodas|personas[ \t]+kods|",
-        r"rodné[ \t]+číslo|rodne[ \t]+cislo|",
-        r"(?-i:EGN|CNP|OIB)|emšo|emso|amka|tc[ \t]+kimlik(?:[ \t]+(?:no|numarası))?|kimlik(?:[ \t]+no)?|",
-        r"aadhaar(?:[ \t]+(?:number|no\.?|card))?|nric|hkid|mykad|teudat[ \t]+zehut|",
-        r"medicare(?:{_N})?|nhs(?:{_N})|health[ \t]+(?:insurance|card)(?:{_N})|",
+        r"henkilötunnus|hetu|isikukood|asmens[ \t_-]+kodas|personas[ \t_-]+kods|",
+        r"rodné[ \t_-]+číslo|rodne[ \t_-]+cislo|",
+        r"(?-i:EGN|CNP|OIB)|emšo|emso|amka|tc[ \t_-]+kimlik(?:[ \t_-]+(?:no|numarası))?|"
+        r"kimlik(?:[ \t_-]+no)?|",
+        r"aadhaar(?:[ \t_-]+(?:number|no\.?|card))?|nric|hkid|mykad|teudat[ \t_-]+zehut|",
+        r"medicare(?:{_N})?|nhs(?:{_N})|health[ \t_-]+(?:insurance|card)(?:{_N})|",
         r"kranken-?versicher(?:ten|ungs)-?(?:nummer|nr\.?)|(?-i:PPSN?)(?:{_N})?|(?-i:RRN)|"
-        r"resident[ \t]+registration(?:{_N})?|",
-        r"(?:מספר[ \t]+)?(?:תעודת[ \t]+זהות|זהות)|ת\.ז\.?|(?-i:My[ \t]?Number)|kennitala|(?-i:SNILS)|снилс|"
-        r"(?-i:NIK|KTP|CNIC|NIN)|sa[ \t]+id(?:{_N})?|id[ \t]+nummer|legitimatie",
+        r"resident[ \t_-]+registration(?:{_N})?|",
+        r"(?:מספר[ \t_-]+)?(?:תעודת[ \t_-]+זהות|זהות)|ת\.ז\.?|(?-i:My[ \t]?Number)|kennitala|(?-i:SNILS)|"
+        r"снилс|"
+        r"(?-i:NIK|KTP|CNIC|NIN)|sa[ \t_-]+id(?:{_N})?|id[ \t_-]+nummer|legitimatie",
     ),
     "passport": (
-        rf"passport(?:{_N})?|passports|pass-?nr\.?|pass-?nummer|passnummer|reisepass(?:nummer|-?nr\.?)?|",
-        r"(?:numéro|n[°º])[ \t]+(?:de[ \t]+|du[ \t]+)?passeport|passeport|",
-        r"(?-i:Pass)(?=[ \t]+[A-Z]{0,2}\d)|(?:número[ \t]+de[ \t]+)?pasaporte|"
-        r"(?:numero[ \t]+(?:di|del)[ \t]+)?passaporto|passaporte|",
-        r"(?:numer[ \t]+)?paszport(?:u)?|paspoort(?:nummer)?|passi|pasaport|(?:номер[ \t]+)?паспорта?|"
-        r"διαβατήριο|דרכון|جواز[ \t]+السفر|",
-        rf"travel[ \t]+document(?:{_N})?",
+        rf"passport(?:{_N})?|passports|pass\.?-?nr\.?|pass-?nummer|passnummer|reisepass(?:nummer|-?nr\.?)?|",
+        r"(?:numéro|n[°º])[ \t_-]+(?:de[ \t_-]+|du[ \t_-]+)?passeport|passeport|",
+        r"(?-i:Pass)(?=[ \t_-]+[A-Z]{0,2}\d)|(?:número[ \t_-]+de[ \t_-]+)?pasaporte|"
+        r"(?:numero[ \t_-]+(?:di|del)[ \t_-]+)?passaporto|passaporte|",
+        r"(?:numer[ \t_-]+)?paszport(?:u)?|paspoort(?:nummer)?|passi|pasaport|(?:номер[ \t_-]+)?паспорта?|"
+        r"διαβατήριο|דרכון|جواز[ \t_-]+السفر|",
+        rf"travel[ \t_-]+document(?:{_N})?",
     ),
     "iban": (
         r"iban(?:-?(?:nummer|nr\.?|number|no\.?|code))?",
     ),
     "tax_number": (
-        rf"tax[ \t]+(?:id(?:entification)?|identifier|file|registration|reference|payer)(?:{_N})?|",
-        rf"tax(?![ \t_-]*code)(?:{_N})|taxpayer(?:[ \t]+id(?:entification)?)?(?:{_N})?|"
+        rf"tax[ \t_-]+(?:id(?:entification)?|identifier|file|registration|reference|payer)(?:{_N})?|",
+        rf"tax(?![ \t_-]*code)(?:{_N})|taxpayer(?:[ \t_-]+id(?:entification)?)?(?:{_N})?|"
         rf"(?-i:TIN|TFN|UTR|EIN|ITIN)|",
-        r"unique[ \t]+taxpayer[ \t]+reference|employer[ \t]+identification(?:[ \t]+number)?|",
-        rf"vat(?:[ \t]+(?:id|reg(?:istration)?))?(?:{_N})?|",
+        r"unique[ \t_-]+taxpayer[ \t_-]+reference|employer[ \t_-]+identification(?:[ \t_-]+number)?|",
+        rf"vat(?:[ \t_-]+(?:id|reg(?:istration)?))?(?:{_N})?|",
         r"ust\.?-?id(?:nr\.?)?|ust-?idnr\.?|umsatzsteuer-?(?:identifikations)?(?:nummer|-?id)|",
         r"steuer-?(?:nummer|nr\.?|id|identifikationsnummer)|steueridentifikationsnummer|idnr\.?|",
-        r"steuerliche[ \t]+identifikationsnummer|",
-        r"(?:numéro|n[°º])[ \t]+(?:d['’]identification[ \t]+)?fiscal|numéro[ \t]+de[ \t]+tva|"
-        r"n[°º][ \t]+(?:de[ \t]+)?tva|tva(?:[ \t]+intracommunautaire)?|(?-i:SPI)|siren|siret|",
-        r"(?-i:NIF|CIF|CUIT|CUIL|RUT|RUC|NIT)|identificación[ \t]+fiscal|número[ \t]+fiscal|",
-        r"número[ \t]+de[ \t]+contribuinte|contribuinte|",
-        rf"business(?:[ \t]+(?:number|no\.?|registration(?:{_N})?))|(?-i:BN)|"
+        r"steuerliche[ \t_-]+identifikationsnummer|",
+        r"(?:numéro|n[°º])[ \t_-]+(?:d['’]identification[ \t_-]+)?fiscal|numéro[ \t_-]+de[ \t_-]+tva|"
+        r"n[°º][ \t_-]+(?:de[ \t_-]+)?tva|tva(?:[ \t_-]+intracommunautaire)?|(?-i:SPI)|siren|siret|",
+        r"(?-i:NIF|CIF|CUIT|CUIL|RUT|RUC|NIT)|identificación[ \t_-]+fiscal|número[ \t_-]+fiscal|",
+        r"número[ \t_-]+de[ \t_-]+contribuinte|contribuinte|",
+        rf"business(?:[ \t_-]+(?:number|no\.?|registration(?:{_N})?))|(?-i:RFC)|(?-i:CNPJ)|cnpj|"
+        rf"kvk(?:-?nummer)?|"
         rf"(?-i:CVR)(?:-?(?:nr\.?|nummer))?|(?-i:SE)-?(?:nr\.?|nummer)|",
-        r"partita[ \t]+iva|p\.[ \t]?iva|",
-        r"(?-i:NIP)|regon|btw(?:-?(?:nummer|nr\.?|id))?|fiscaal[ \t]+nummer|rsin|",
-        r"organisationsnummer|org\.?[ \t]?nr\.?|(?-i:ΑΦΜ|ИНН)|vergi(?:[ \t]+(?:kimlik|numarası|no))+|"
+        r"partita[ \t_-]+iva|p\.[ \t]?iva|",
+        r"(?-i:NIP)|regon|btw(?:-?(?:nummer|nr\.?|id))?|fiscaal[ \t_-]+nummer|rsin|",
+        r"organisationsnummer|org\.?[ \t]?nr\.?|(?-i:ΑΦΜ|ИНН)|vergi(?:[ \t_-]+(?:kimlik|numarası|no))+|"
         r"momsnummer|moms(?:-?nr\.?)|skattenummer|skatteregistreringsnummer|y-tunnus|alv-?numero|",
-        r"gst(?:in)?(?:{_N})?|(?-i:ABN|ACN|IRD|NPWP|INN)(?:{_N})?|(?-i:PAN)(?:[ \t]+card)?(?:{_N})?",
+        r"gst(?:in)?(?:{_N})?|(?-i:ABN|ACN|IRD|NPWP|INN)(?:{_N})?|(?-i:PAN)(?:[ \t_-]+card)?(?:{_N})?",
     ),
     "customer_number": (
         rf"customer(?:{_N})|client(?:{_N})|member(?:ship)?(?:{_N})|subscriber(?:{_N})|",
         rf"polic(?:y|ies)(?:{_N})|insurance(?:{_N})|contract(?:{_N})|patient(?:{_N})|",
-        rf"loyalty(?:[ \t]+card)?(?:{_N})?|frequent[ \t]+flyer(?:{_N})?|rewards?(?:{_N})|",
+        r"miles[ \t]*&[ \t]*more(?:[ \t_-]+(?:number|no\.?|card))?|bahncard(?:-?nummer)?|"
+        r"payback(?:-?nummer)?|"
+        r"kunden-?id|identifiant[ \t_-]+client|(?:n[°º]|numéro)[ \t_-]+(?:d['’])?abonné|vertragskonto|",
+        rf"loyalty(?:[ \t_-]+card)?(?:{_N})?|frequent[ \t_-]+flyer(?:{_N})?|rewards?(?:{_N})|",
         r"kunden-?(?:nummer|nr\.?)|kundennr\.?|vertrags-?(?:nummer|nr\.?)|versicherungs-?(?:nummer|nr\.?)|",
         r"policen-?(?:nummer|nr\.?)|mitglieds-?(?:nummer|nr\.?)|",
         r"versicherungsschein(?:-?(?:nummer|nr\.?))?|",
-        r"(?:número|n\.?[º°])[ \t]+d[ao][ \t]+(?:apólice|cliente|contrato)|apólice|",
-        r"(?:numéro|n[°º]|référence)[ \t]+(?:de[ \t]+|du[ \t]+)?"
+        r"(?:número|n\.?[º°])[ \t_-]+d[ao][ \t_-]+(?:apólice|cliente|contrato)|apólice|",
+        r"(?:numéro|n[°º]|référence)[ \t_-]+(?:de[ \t_-]+|du[ \t_-]+)?"
         r"(?:client|contrat|police|adhérent|d['’]adhérent)|",
-        r"(?:número|n[º°.]?)[ \t]+de[ \t]+(?:cliente|contrato|póliza|poliza|socio|afiliado)|",
-        r"(?:numero|codice|n\.)[ \t]+(?:di[ \t]+)?(?:cliente|contratto|polizza|socio|tessera)|",
+        r"(?:número|n[º°.]?)[ \t_-]+de[ \t_-]+(?:cliente|contrato|póliza|poliza|socio|afiliado)|",
+        r"(?:numero|codice|n\.)[ \t_-]+(?:di[ \t_-]+)?(?:cliente|contratto|polizza|socio|tessera)|",
         r"klant-?(?:nummer|nr\.?)|contract-?nummer|polis-?nummer|lid-?nummer|",
-        r"numer[ \t]+(?:klienta|umowy|polisy|członkowski)|kund-?nummer|kunde-?nummer|avtalsnummer|"
+        r"numer[ \t_-]+(?:klienta|umowy|polisy|członkowski)|kund-?nummer|kunde-?nummer|avtalsnummer|"
         r"asiakasnumero",
     ),
     "account_number": (
-        rf"(?:bank[ \t]+)?account(?:{_N})?|acct(?:{_N})?|a/c(?:{_N})?|",
-        rf"(?:checking|savings|current|bank|deposit)[ \t]+account|bank[ \t]+(?:details|account)(?:{_N})?|",
+        rf"(?:bank[ \t_-]+)?account(?:{_N})?|acct(?:{_N})?|a/c(?:{_N})?|",
+        rf"(?:checking|savings|current|bank|deposit)[ \t_-]+account|"
+        rf"bank[ \t_-]+(?:details|account)(?:{_N})?|",
         r"savings|checking|",
         r"konto-?(?:nummer|nr\.?)|kontonr\.?|kontonummer|bankkonto|konto|",
-        r"(?:número[ \t]+da[ \t]+)?conta(?:[ \t]+(?:corrente|bancária|poupança))?|",
-        r"(?:номер[ \t]+)?(?:лицевого[ \t]+)?сч[её]та|hesap(?:[ \t]+(?:no|numarası))?|",
-        r"(?:numéro|n[°º])[ \t]+de[ \t]+compte|compte[ \t]+(?:bancaire|n[°º])|(?-i:RIB)|",
-        r"(?:número|n[º°.]?)[ \t]+de[ \t]+cuenta|cuenta(?:[ \t]+bancaria)?|clabe|(?-i:CBU)|",
-        r"(?:numero|n\.)[ \t]+(?:di[ \t]+)?conto(?:[ \t]+corrente)?|conto[ \t]+corrente|",
+        r"(?:número[ \t_-]+da[ \t_-]+)?conta(?:[ \t_-]+(?:corrente|bancária|poupança))?|",
+        r"(?:номер[ \t_-]+)?(?:лицевого[ \t_-]+)?сч[её]та|hesap(?:[ \t_-]+(?:no|numarası))?|",
+        r"(?:numéro|n[°º])[ \t_-]+de[ \t_-]+compte|compte[ \t_-]+(?:bancaire|n[°º])|(?-i:RIB)|",
+        r"(?:número|n[º°.]?)[ \t_-]+de[ \t_-]+cuenta|cuenta(?:[ \t_-]+bancaria)?|clabe|(?-i:CBU)|",
+        r"(?:numero|n\.)[ \t_-]+(?:di[ \t_-]+)?conto(?:[ \t_-]+corrente)?|conto[ \t_-]+corrente|",
         r"rekening-?(?:nummer|nr\.?)|rekeningnummer|",
-        r"numer[ \t]+(?:konta|rachunku)|rachunek(?:[ \t]+bankowy)?|",
+        r"numer[ \t_-]+(?:konta|rachunku)|rachunek(?:[ \t_-]+bankowy)?|",
         r"tilinumero|",
-        rf"(?:credit|debit|bank)[ \t]+card(?:{_N})?|card(?:{_N})|kartennummer|karten-?nr\.?|"
-        r"(?:numéro|n[°º])[ \t]+de[ \t]+carte|(?:número[ \t]+de[ \t]+)?tarjeta|",
-        r"(?:numero[ \t]+(?:di[ \t]+)?)?carta[ \t]+di[ \t]+credito",
+        rf"(?:credit|debit|bank)[ \t_-]+card(?:{_N})?|card(?:{_N})|kartennummer|karten-?nr\.?|"
+        r"(?:numéro|n[°º])[ \t_-]+de[ \t_-]+carte|(?:número[ \t_-]+de[ \t_-]+)?tarjeta|",
+        r"(?:numero[ \t_-]+(?:di[ \t_-]+)?)?carta[ \t_-]+di[ \t_-]+credito",
     ),
 }
 
@@ -147,7 +155,7 @@ LABEL = re.compile(rf"(?<![^\W_])(?<![/-])(?:{_ALTERNATIVES})(?![^\W_])", re.IGN
 
 
 # The words that can start an alternative of LABELS: at a fragment's start or after "|", "(?:",
-# "(?-i:" or an optional part ("(?:número[ \t]+de[ \t]+)?pasaporte"), escapes such as "\\t" removed.
+# "(?-i:" or an optional part ("(?:número[ \t_-]+de[ \t_-]+)?pasaporte"), escapes such as "\\t" removed.
 _SOURCE = re.sub(r"\\[A-Za-z]", " ", "|".join("|".join(f"|{x}" for x in f) for f in LABELS.values()))
 # Less the words that only occur inside labels, after their first word ("número de …", "gstin").
 _WORDS = [w.lower() for w in re.findall(r"(?:(?<=[|:?])|(?<=\(\?-i:))([^\W\d_]+)", _SOURCE)

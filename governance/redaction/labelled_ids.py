@@ -31,7 +31,8 @@ PRIORITY = 74
 
 # Signs between a label and its value.
 _SKIP_SIGNS = re.compile(
-    r"""[ \t]*(?:["'’`*|]+|[:=#]|\([^()\n]{1,30}\)|[–—]|-(?=[ \t])|_|\.(?=[ \t]))[ \t]*"""
+    r"""[ \t]*(?:["'’`*|]+|[:=#]|\([^()\n]{1,30}\)|[–—]|-(?=[ \t])|_|\.(?=[ \t])|"""
+    r"""/[ \t]*[^\W\d_][^\W\d_.-]{1,15})[ \t]*"""  # a second label: "SSN/ITIN:", "CPF/CNPJ"
 )
 # Words between a label and its value: "number", "is", "lautet", "est", "jest", "är" …
 _SKIP_WORD = re.compile(
@@ -72,6 +73,15 @@ _CURRENCY_BEFORE = re.compile(r"[€$£¥]\s*$|\b(?:EUR|USD|GBP|CHF)\s*$")
 # Where a sentence ends, for a second value under the same label.
 _SENTENCE_END = re.compile(r"[.;!?](?:\s|$)|\n")
 _CELL_SEPARATORS = ",;\t|"
+# Labels that are also everyday words: the value needs six digits.
+_WEAK_LABELS = frozenset("account acct savings checking konto conta cuenta hesap".split())
+# Labels that name a document written with letters and digits; a number alone is something else.
+_LETTERED_LABELS = frozenset({"RFC", "Pass"})
+# A value right before a label: "123-45-6789 (SSN)", "X1234567 is her passport number".
+_VALUE_BEFORE = re.compile(
+    r"(?P<value>[A-Z0-9](?:[A-Z0-9]|[ ./-](?=[A-Z0-9]))*[A-Z0-9])[ \t]*"
+    r"(?:\([ \t]*|[ \t]+(?:is|was|as|=)[ \t]+(?:(?:my|his|her|their|the|our|your|its|a|an)[ \t]+)?)$"
+)
 _DIGIT = re.compile(r"\d")
 _WORD = re.compile(r"(?<![^\W_])[^\W\d_]+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
@@ -82,11 +92,13 @@ def find(scan: Scan) -> Iterator[Candidate]:
     for label in _labels(text):
         subkind = subkind_of(label)
         found = _value_after(text, label.end())
-        if found is None:
-            continue
-        start, end, fillers = found
-        if not _is_identifier(text, start, end, subkind, fillers=fillers):
-            continue
+        name = label.group()
+        if found is None or not _is_identifier(
+                text, found[0], found[1], subkind, fillers=found[2], label=name):
+            found = _value_before(text, label.start())
+            if found is None or not _is_identifier(text, found[0], found[1], subkind, label=name):
+                continue
+        start, end, _ = found
         rule = f"{subkind}_label"
         yield Candidate("id", start, end, rule, PRIORITY)
         for more_start, more_end in _same_shape_later(text, start, end):
@@ -96,7 +108,7 @@ def find(scan: Scan) -> Iterator[Candidate]:
 
 
 def _labels(text: str) -> Iterator[re.Match[str]]:
-    """The labels in `text` that have a digit within 120 characters after them.
+    """The labels in `text` that have a digit near them.
 
     Trying the label pattern (a few hundred alternatives) only at word starts whose first letters
     can start a label and that a digit follows soon is far faster than searching the text with it.
@@ -109,7 +121,8 @@ def _labels(text: str) -> Iterator[re.Match[str]]:
         position = word.start()
         if position < last_end or not may_start_label(word.group()):
             continue
-        i = bisect.bisect_left(digits, position)
+        # A digit up to 120 characters after the label, or 60 before it ("X1234567 (passport)").
+        i = bisect.bisect_left(digits, position - 60)
         if i == len(digits) or digits[i] - position > 120:
             continue
         label = LABEL.match(text, position)
@@ -146,10 +159,28 @@ def _value_after(text: str, position: int) -> tuple[int, int, int] | None:
     return position, end, fillers
 
 
-def _is_identifier(text: str, start: int, end: int, subkind: str, *, fillers: int = 0) -> bool:
+def _value_before(text: str, label_start: int) -> tuple[int, int, int] | None:
+    """The value that a label follows: "123-45-6789 (SSN)", "X1234567 is her passport number"."""
+    window_start = max(0, label_start - 60)
+    before = _VALUE_BEFORE.search(text, window_start, label_start)
+    if not before:
+        return None
+    start, end = before.span("value")
+    if start > 0 and (text[start - 1].isalnum() or text[start - 1] in "-/_."):
+        return None
+    return start, end, 0
+
+
+def _is_identifier(
+    text: str, start: int, end: int, subkind: str, *, fillers: int = 0, label: str = ""
+) -> bool:
     value = text[start:end]
     digits = sum(ch.isdigit() for ch in value)
     letters = sum(ch.isalpha() for ch in value)
+    if label.lower() in _WEAK_LABELS and digits < 6:
+        return False  # "savings 1200 last year", "account 2048"
+    if label in _LETTERED_LABELS and not letters:
+        return False  # "RFC 7231" is a standard; a Mexican RFC holds letters ("GODE561231GR8")
     # Passports and identity cards mix capitals and digits ("P52KHP6GZ"); other numbers are digits.
     document = subkind in ("passport", "national_id") and letters and digits and digits + letters >= 8
     if digits < 4 and not document and not (subkind == "passport" and digits >= 2 and digits + letters >= 6):
