@@ -41,7 +41,8 @@ _SKIP_WORD = re.compile(
     re.IGNORECASE,
 )
 # Another word between label and value (an adjective, a company, "of the account").
-_FILLER = re.compile(r"[ \t]*([^\W\d_][^\W\d_'’.-]{0,15})(?=[ \t]*[ \t:])[ \t]*")
+# Not capitals right before digits: they start the value ("QQ 12 34 56 C").
+_FILLER = re.compile(r"[ \t]*(?![A-Z]{1,4}[ \t]+\d)([^\W\d_][^\W\d_'’.-]{0,15})(?=[ \t]*[ \t:])[ \t]*")
 # Words after a label that say the number is not the labelled identifier but a count, a date,
 # a size or an amount ("account created 20240315", "customer count 1200000").
 _NOT_FILLERS = frozenset(
