@@ -87,7 +87,8 @@ _PATTERN = re.compile(
 )
 # Where a scheme can start: a capital or a digit at a token's start. Matching the schemes only
 # there is several times faster than searching the text with their alternation.
-_START = re.compile(r"(?<![\w./-])[A-Z0-9]")
+# Every scheme starts with at most six capitals and then a digit ("RSSMRA85…", "CHE-123…").
+_START = re.compile(r"(?<![\w./-])(?=[A-Z]{0,6}[ .-]?\d)[A-Z0-9]")
 # Where a scheme could start at all: a digit run of 6+ or a capital followed by digits soon.
 _CHEAP = re.compile(r"\d{6}|[A-Z]{1,6} ?\d{2}|\d{2,3}[.-]\d|\d{4}[ -]\d{4}")
 _OTHER_NUMBER_BEFORE = re.compile(

@@ -161,9 +161,10 @@ _SOURCE = re.sub(r"\\[A-Za-z]", " ", "|".join("|".join(f"|{x}" for x in f) for f
 _WORDS = [w.lower() for w in re.findall(r"(?:(?<=[|:?])|(?<=\(\?-i:))([^\W\d_]+)", _SOURCE)
           if w.lower() not in {"d", "de", "di", "du", "da", "do", "in", "no", "u"}]
 #: What a word that starts a label starts with: every label starts with a word written out in
-#: LABELS, so one of its first one, two or three letters is in the matching set ("n" for "n°",
-#: "sv" for "SV-Nummer", "pas" for "passport"). Testing a word against these sets is far cheaper
-#: than trying LABEL there, and gives a superset of the places LABEL can match.
+#: LABELS, so the word itself is in the first set if it has one letter ("n" for "n°"), or its
+#: first two or three letters are in the others ("sv" for "SV-Nummer", "pas" for "passport").
+#: Testing a word against these sets is far cheaper than trying LABEL there, and gives a superset
+#: of the places LABEL can match.
 LABEL_STARTS: tuple[frozenset[str], frozenset[str], frozenset[str]] = (
     frozenset(w for w in _WORDS if len(w) == 1),
     frozenset(w for w in _WORDS if len(w) == 2),
@@ -175,7 +176,8 @@ def may_start_label(word: str) -> bool:
     """Whether a label may start with `word` (a run of letters at a word start)."""
     word = word.lower()
     one, two, three = LABEL_STARTS
-    return word[:1] in one or word[:2] in two or word[:3] in three
+    # A one-letter word starts a label only alone ("n°", "a/c", "c.f."), never as a prefix.
+    return word in one or word[:2] in two or word[:3] in three
 
 
 def subkind_of(match: re.Match[str]) -> str:

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator
 
 from .findings import Candidate
-from .id_labels import CJK_LABEL, LABEL, NUMBER_WORDS, may_start_label, subkind_of
+from .id_labels import CJK_LABEL, LABEL, LABEL_STARTS, NUMBER_WORDS, may_start_label, subkind_of
 from .scan import Scan
 
 # Above cue-based account ids (70): a label read with its grouped value is the longer, better answer.
@@ -83,7 +83,7 @@ _VALUE_BEFORE = re.compile(
     r"(?P<value>[A-Z0-9](?:[A-Z0-9]|[ ./-](?=[A-Z0-9]))*[A-Z0-9])[ \t]*"
     r"(?:\([ \t]*|[ \t]+(?:is|was|as|=)[ \t]+(?:(?:my|his|her|their|the|our|your|its|a|an)[ \t]+)?)$"
 )
-_DIGIT = re.compile(r"\d")
+_DIGITS = re.compile(r"\d+")
 _WORD = re.compile(r"(?<![^\W_])[^\W\d_]+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
@@ -114,17 +114,19 @@ def _labels(text: str) -> Iterator[re.Match[str]]:
     Trying the label pattern (a few hundred alternatives) only at word starts whose first letters
     can start a label and that a digit follows soon is far faster than searching the text with it.
     """
-    digits = [m.start() for m in _DIGIT.finditer(text)]
-    if not digits:
+    runs = [m.span() for m in _DIGITS.finditer(text)]
+    if not runs:
         return
+    run_ends = [end for _, end in runs]
+    one, two, three = LABEL_STARTS
+    words = [(m.start(), m.group().lower()) for m in _WORD.finditer(text)]
     last_end = 0
-    for word in _WORD.finditer(text):
-        position = word.start()
-        if position < last_end or not may_start_label(word.group()):
-            continue
+    for position, word in words:
+        if position < last_end or not (word in one or word[:2] in two or word[:3] in three):
+            continue  # may_start_label, inlined: this loop runs for every word of the text
         # A digit up to 120 characters after the label, or 60 before it ("X1234567 (passport)").
-        i = bisect.bisect_left(digits, position - 60)
-        if i == len(digits) or digits[i] - position > 120:
+        i = bisect.bisect_left(run_ends, position - 59)
+        if i == len(runs) or runs[i][0] - position > 120:
             continue
         label = LABEL.match(text, position)
         if label:
@@ -240,11 +242,18 @@ def _table_columns(text: str) -> Iterator[Candidate]:
         separator = next((sep for sep in _CELL_SEPARATORS if line.count(sep) >= 1), None)
         if separator is None:
             continue
+        # A header has a row under it with as many cells.
+        if index + 1 == len(lines) or lines[index + 1].count(separator) != line.count(separator):
+            continue
         cells = line.split(separator)
         columns = {}
         for number, cell in enumerate(cells):
             # The first cell may follow a caption: "crm_export.csv: customer_no,segment".
-            label = LABEL.fullmatch(cell.rsplit(": ", 1)[-1].strip().strip("\"'"))
+            name = cell.rsplit(": ", 1)[-1].strip().strip("\"'")
+            first_word = _WORD.match(name)
+            if not first_word or not may_start_label(first_word.group()):
+                continue
+            label = LABEL.fullmatch(name)
             if label:
                 columns[number] = subkind_of(label)
         if not columns:

@@ -148,6 +148,7 @@ def test_numbers_that_only_look_like_identifiers_are_left_alone(text):
 ])
 def test_every_label_starts_with_a_word_the_prefilter_lets_through(label):
     match = LABEL.match(label)
-    assert match is not None and match.end() == len(label)
+    assert match is not None
+    assert match.end() == len(label)
     first_word = next(w for w in label.replace(".", " ").replace("-", " ").replace("_", " ").split())
     assert may_start_label(first_word.rstrip("°/"))
