@@ -39,7 +39,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"personalausweis(?:nummer|-?nr\.?)?|ausweis(?:nummer|-?nr\.?)|identifikationsnummer|",
         r"sozialversicherungs(?:nummer|-?nr\.?)|sv-?(?:nummer|nr\.?)|rentenversicherungsnummer|",
         r"ahv(?:-?(?:nummer|nr\.?))?|avs(?:[ \t_-]+(?:n[°º]|number|numéro))?|versichertennummer|",
-        r"(?:numéro|n[°º])[ \t_-]+de[ \t_-]+sécurité[ \t_-]+sociale|sécurité[ \t_-]+sociale|",
+        r"(?:numéro|n[°º]|no\.?)[ \t_-]+de[ \t_-]+sécurité[ \t_-]+sociale|sécurité[ \t_-]+sociale|",
         r"(?-i:NIR)|numéro[ \t_-]+insee|",
         r"carte[ \t_-]+(?:d['’]identité|vitale)(?:[ \t_-]+n[°º])?|(?-i:CNI)|",
         r"(?-i:DNI|NIE|NIF)|documento[ \t_-]+(?:nacional[ \t_-]+)?de[ \t_-]+identidad|",
@@ -62,7 +62,7 @@ LABELS: dict[str, tuple[str, ...]] = {
     ),
     "passport": (
         rf"passport(?:{_N})?|passports|pass\.?-?nr\.?|pass-?nummer|passnummer|reisepass(?:nummer|-?nr\.?)?|",
-        r"(?:numéro|n[°º])[ \t_-]+(?:de[ \t_-]+|du[ \t_-]+)?passeport|passeport|",
+        r"(?:numéro|n[°º]|no\.?)[ \t_-]+(?:de[ \t_-]+|du[ \t_-]+)?passeport|passeport|",
         r"(?-i:Pass)(?=[ \t_-]+[A-Z]{0,2}\d)|(?:número[ \t_-]+de[ \t_-]+)?pasaporte|"
         r"(?:numero[ \t_-]+(?:di|del)[ \t_-]+)?passaporto|passaporte|",
         r"(?:numer[ \t_-]+)?paszport(?:u)?|paspoort(?:nummer)?|passi|pasaport|(?:номер[ \t_-]+)?паспорта?|"
@@ -81,7 +81,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"ust\.?-?id(?:nr\.?)?|ust-?idnr\.?|umsatzsteuer-?(?:identifikations)?(?:nummer|-?id)|",
         r"steuer-?(?:nummer|nr\.?|id|identifikationsnummer)|steueridentifikationsnummer|idnr\.?|",
         r"steuerliche[ \t_-]+identifikationsnummer|",
-        r"(?:numéro|n[°º])[ \t_-]+(?:d['’]identification[ \t_-]+)?fiscal|numéro[ \t_-]+de[ \t_-]+tva|"
+        r"(?:numéro|n[°º]|no\.?)[ \t_-]+(?:d['’]identification[ \t_-]+)?fiscal|numéro[ \t_-]+de[ \t_-]+tva|"
         r"n[°º][ \t_-]+(?:de[ \t_-]+)?tva|tva(?:[ \t_-]+intracommunautaire)?|(?-i:SPI)|siren|siret|",
         r"(?-i:NIF|CIF|CUIT|CUIL|RUT|RUC|NIT)|identificación[ \t_-]+fiscal|número[ \t_-]+fiscal|",
         r"número[ \t_-]+de[ \t_-]+contribuinte|contribuinte|",
@@ -99,15 +99,15 @@ LABELS: dict[str, tuple[str, ...]] = {
         rf"polic(?:y|ies)(?:{_N})|insurance(?:{_N})|contract(?:{_N})|patient(?:{_N})|",
         r"miles[ \t]*&[ \t]*more(?:[ \t_-]+(?:number|no\.?|card))?|bahncard(?:-?nummer)?|"
         r"payback(?:-?nummer)?|"
-        r"kunden-?id|identifiant[ \t_-]+client|(?:n[°º]|numéro)[ \t_-]+(?:d['’])?abonné|vertragskonto|",
+        r"kunden-?id|identifiant[ \t_-]+client|(?:n[°º]|no\.?|numéro)[ \t_-]+(?:d['’])?abonné|vertragskonto|",
         rf"loyalty(?:[ \t_-]+card)?(?:{_N})?|frequent[ \t_-]+flyer(?:{_N})?|rewards?(?:{_N})|",
         r"kunden-?(?:nummer|nr\.?)|kundennr\.?|vertrags-?(?:nummer|nr\.?)|versicherungs-?(?:nummer|nr\.?)|",
         r"policen-?(?:nummer|nr\.?)|mitglieds-?(?:nummer|nr\.?)|",
         r"versicherungsschein(?:-?(?:nummer|nr\.?))?|",
-        r"(?:número|n\.?[º°])[ \t_-]+d[ao][ \t_-]+(?:apólice|cliente|contrato)|apólice|",
-        r"(?:numéro|n[°º]|référence)[ \t_-]+(?:de[ \t_-]+|du[ \t_-]+)?"
+        r"(?:número|n\.?[º°]|no\.?)[ \t_-]+d[ao][ \t_-]+(?:apólice|cliente|contrato)|apólice|",
+        r"(?:numéro|n[°º]|no\.?|référence)[ \t_-]+(?:de[ \t_-]+|du[ \t_-]+)?"
         r"(?:client|contrat|police|adhérent|d['’]adhérent)|",
-        r"(?:número|n[º°.]?)[ \t_-]+de[ \t_-]+(?:cliente|contrato|póliza|poliza|socio|afiliado)|",
+        r"(?:número|n[º°.]?|no\.?)[ \t_-]+de[ \t_-]+(?:cliente|contrato|póliza|poliza|socio|afiliado)|",
         r"(?:numero|codice|n\.)[ \t_-]+(?:di[ \t_-]+)?(?:cliente|contratto|polizza|socio|tessera)|",
         r"klant-?(?:nummer|nr\.?)|contract-?nummer|polis-?nummer|lid-?nummer|",
         r"numer[ \t_-]+(?:klienta|umowy|polisy|członkowski)|kund-?nummer|kunde-?nummer|avtalsnummer|"
@@ -121,14 +121,14 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"konto-?(?:nummer|nr\.?)|kontonr\.?|kontonummer|bankkonto|konto|",
         r"(?:número[ \t_-]+da[ \t_-]+)?conta(?:[ \t_-]+(?:corrente|bancária|poupança))?|",
         r"(?:номер[ \t_-]+)?(?:лицевого[ \t_-]+)?сч[её]та|hesap(?:[ \t_-]+(?:no|numarası))?|",
-        r"(?:numéro|n[°º])[ \t_-]+de[ \t_-]+compte|compte[ \t_-]+(?:bancaire|n[°º])|(?-i:RIB)|",
-        r"(?:número|n[º°.]?)[ \t_-]+de[ \t_-]+cuenta|cuenta(?:[ \t_-]+bancaria)?|clabe|(?-i:CBU)|",
+        r"(?:numéro|n[°º]|no\.?)[ \t_-]+de[ \t_-]+compte|compte[ \t_-]+(?:bancaire|n[°º])|(?-i:RIB)|",
+        r"(?:número|n[º°.]?|no\.?)[ \t_-]+de[ \t_-]+cuenta|cuenta(?:[ \t_-]+bancaria)?|clabe|(?-i:CBU)|",
         r"(?:numero|n\.)[ \t_-]+(?:di[ \t_-]+)?conto(?:[ \t_-]+corrente)?|conto[ \t_-]+corrente|",
         r"rekening-?(?:nummer|nr\.?)|rekeningnummer|",
         r"numer[ \t_-]+(?:konta|rachunku)|rachunek(?:[ \t_-]+bankowy)?|",
         r"tilinumero|",
         rf"(?:credit|debit|bank)[ \t_-]+card(?:{_N})?|card(?:{_N})|kartennummer|karten-?nr\.?|"
-        r"(?:numéro|n[°º])[ \t_-]+de[ \t_-]+carte|(?:número[ \t_-]+de[ \t_-]+)?tarjeta|",
+        r"(?:numéro|n[°º]|no\.?)[ \t_-]+de[ \t_-]+carte|(?:número[ \t_-]+de[ \t_-]+)?tarjeta|",
         r"(?:numero[ \t_-]+(?:di[ \t_-]+)?)?carta[ \t_-]+di[ \t_-]+credito",
     ),
 }
@@ -158,8 +158,9 @@ LABEL = re.compile(rf"(?<![^\W_])(?<![/-])(?:{_ALTERNATIVES})(?![^\W_])", re.IGN
 # "(?-i:" or an optional part ("(?:número[ \t_-]+de[ \t_-]+)?pasaporte"), escapes such as "\\t" removed.
 _SOURCE = re.sub(r"\\[A-Za-z]", " ", "|".join("|".join(f"|{x}" for x in f) for f in LABELS.values()))
 # Less the words that only occur inside labels, after their first word ("número de …", "gstin").
+# ("no" stays: "Nº de cuenta" is read "No de cuenta" after NFKC.)
 _WORDS = [w.lower() for w in re.findall(r"(?:(?<=[|:?])|(?<=\(\?-i:))([^\W\d_]+)", _SOURCE)
-          if w.lower() not in {"d", "de", "di", "du", "da", "do", "in", "no", "u"}]
+          if w.lower() not in {"d", "de", "di", "du", "da", "do", "in", "u"}]
 #: What a word that starts a label starts with: every label starts with a word written out in
 #: LABELS, so the word itself is in the first set if it has one letter ("n" for "n°"), or its
 #: first two or three letters are in the others ("sv" for "SV-Nummer", "pas" for "passport").

@@ -56,7 +56,7 @@ _TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[./-](?=[A-Za-z0-9]))*")
 # A further group after one space: digits in it, or capitals followed by another group, or a
 # single closing capital.
 _GROUP = re.compile(
-    r" (?:(?=[A-Z]*\d)[A-Z0-9]{1,8}(?:-[A-Z0-9]{1,8})*|[A-Z]{2,4}(?= [A-Z]{0,3}\d)|[A-Z](?![\w-]))"
+    r" (?:(?=[A-Z]*\d)[A-Z0-9]{1,12}(?:-[A-Z0-9]{1,8})*|[A-Z]{2,4}(?= [A-Z]{0,3}\d)|[A-Z](?![\w-]))"
 )
 _DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}([./])\d{1,2}\1\d{2,4}|\d{4}/\d{1,2}/\d{1,2}")
 _COMPACT_DATE = re.compile(r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
