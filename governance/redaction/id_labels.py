@@ -18,7 +18,8 @@ import re
 # that needs one, and skipped after any label.
 NUMBER_WORDS = (
     r"numbers?|num\.?|no\.?|nos\.?|nr\.?|n[°º]\.?|#|id|ids|code|ref(?:erence)?|nummer|numéro|número|numero|"
-    r"numer|nro\.?|núm\.?|number|n\.[°º]|n\.o\.?|numarası|numarasi|référence|referencia|riferimento|nummern"
+    r"numer|nro\.?|núm\.?|number|n\.[°º]|n\.o\.?|n\.(?=[ \t])|numarası|numarasi|"
+    r"référence|referencia|riferimento|nummern"
 )
 _N = rf"(?:[ \t_-]*(?:{NUMBER_WORDS}))"  # a number word after the label ("tax_id", "customer-no")
 _SEP = r"[ \t.-]?"  # "NI number", "NI-number", "N.I. number"
@@ -35,6 +36,9 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"rijksregister(?:nummer)?|(?:numéro[ \t_-]+de[ \t_-]+)?registre[ \t_-]+national|",
         r"numéro[ \t_-]+d['’]inscription(?:[ \t_-]+au[ \t_-]+répertoire)?|",
         rf"personal[ \t_-]+(?:id(?:entification)?|identity)(?:{_N})?|personal[ \t_-]+(?:number|code)|",
+        rf"driver['’]?s?[ \t_-]+licen[cs]e(?:{_N})?|führerschein(?:-?(?:nummer|nr\.?))?|"
+        r"permis[ \t_-]+de[ \t_-]+conduire|adóazonosító(?:[ \t_-]+jel)?|személyi[ \t_-]+igazolvány|"
+        r"(?-i:TAJ)(?:-?szám)?|رقم[ \t_-]+(?:الهوية|جواز[ \t_-]+السفر|الحساب)|الهوية|"
         r"emirates[ \t_-]+id|bsn|burgerservicenummer|sofinummer|sofi-nummer|",
         r"personalausweis(?:nummer|-?nr\.?)?|ausweis(?:nummer|-?nr\.?)|identifikationsnummer|",
         r"sozialversicherungs(?:nummer|-?nr\.?)|sv-?(?:nummer|nr\.?)|rentenversicherungsnummer|",

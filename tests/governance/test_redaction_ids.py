@@ -39,6 +39,8 @@ def kinds_in(text: str) -> list[str]:
     ("IL: מספר תעודת זהות: 110191806", "110191806"),
     ("JP: マイナンバー（個人番号）: 2870 0048 6539", "2870 0048 6539"),
     ("AE: Emirates ID 784-1985-1234567-1 on file.", "784-1985-1234567-1"),
+    ("IT: Carta d'identità n. CA00000AA rilasciata a Roma", "CA00000AA"),
+    ("US: Driver's license number D1234567, expires 2029.", "D1234567"),
     # passports
     ("Passport no. C01X00T47, expires 2030.", "C01X00T47"),
     ("Reisepassnummer C4J9L0M1R", "C4J9L0M1R"),
