@@ -23,6 +23,10 @@ NUMBER_WORDS = (
 )
 _N = rf"(?:[ \t_-]*(?:{NUMBER_WORDS}))"  # a number word after the label ("tax_id", "customer-no")
 _SEP = r"[ \t.-]?"  # "NI number", "NI-number", "N.I. number"
+# After an acronym written in lower case ("dni", "cpf", "ein"): a colon, "#", "=", a number word
+# or a digit must follow, because in lower case several are words ("sin", "nie", "ein", "pan").
+_THEN_VALUE = r"(?=[ \t]*[:#=]|[ \t_-]*(?:no\.?|nr\.?|number|num\.?)(?![^\W_])|[ \t]+\d)"
+_THEN_SIGN = r"(?=[ \t]*[:#=]|[ \t_-]*(?:no\.?|nr\.?|number|num\.?)(?![^\W_]))"
 
 # subkind -> label alternatives (regex fragments, matched case-insensitively between word boundaries)
 LABELS: dict[str, tuple[str, ...]] = {
@@ -62,7 +66,22 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"resident[ \t_-]+registration(?:{_N})?|",
         r"(?:מספר[ \t_-]+)?(?:תעודת[ \t_-]+זהות|זהות)|ת\.ז\.?|(?-i:My[ \t]?Number)|kennitala|(?-i:SNILS)|"
         r"снилс|"
-        r"(?-i:NIK|KTP|CNIC|NIN)|sa[ \t_-]+id(?:{_N})?|id[ \t_-]+nummer|legitimatie",
+        r"(?-i:NIK|KTP|CNIC|NIN)|sa[ \t_-]+id(?:{_N})?|id[ \t_-]+nummer|legitimatie|",
+        rf"(?:dni|cpf|nir|cnp|egn|oib|nik|ktp|cnic|snils|rrn|ppsn|nino|curp|nric|hkid){_THEN_VALUE}|",
+        rf"(?:sin|nie|rg|nin|cni|taj){_THEN_SIGN}|",
+        rf"soc\.?[ \t_-]*sec(?:urity)?\.?(?:{_N})?|ss[ \t]*(?:#|no\.?)|",
+        r"(?:dl|d/l)(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number|num\.?))|licen[cs]e[ \t_-]+(?:no\.?|number)|",
+        r"(?:número[ \t_-]+de[ \t_-]+)?seguridad[ \t_-]+social|(?-i:NSS|NUSS|NISS|INSZ|JMBG|EMBG|DUI|INE)|",
+        r"carnet[ \t_-]+de[ \t_-]+identidad|"
+        r"(?:número[ \t_-]+de[ \t_-]+|nro\.?[ \t_-]+(?:de[ \t_-]+)?)documento|",
+        r"documento[ \t_-]+de[ \t_-]+identificaci[oó]n|identificaci[oó]n[ \t_-]+(?:nacional|personal)|",
+        r"tessera[ \t_-]+sanitaria|identiteitskaart|identiteitsbewijs|id-?kaart|",
+        r"občansk[ýého]+[ \t_-]+průkaz[u]?|číslo[ \t_-]+op|személyi[ \t_-]+szám|személyazonosító|",
+        r"αριθμός[ \t_-]+ταυτότητας|ταυτότητα|(?-i:ΑΜΚΑ|ΑΔΤ)|ЕГН|ЈМБГ|",
+        r"thẻ[ \t_-]+căn[ \t_-]+cước|căn[ \t_-]+cước(?:[ \t_-]+công[ \t_-]+dân)?|(?-i:CCCD|CMND)|",
+        r"iqama|الرقم[ \t_-]+(?:القومي|الوطني|المدني)|إقامة|आधार(?:[ \t_-]+संख्या)?|",
+        r"national[ \t_-]+registration(?:{_N})?|(?-i:BVN|TCKN)|",
+        r"(?:unique[ \t_-]+)?identification[ \t_-]+(?:number|no\.?)|id[ \t_-]*#",
     ),
     "passport": (
         rf"passport(?:{_N})?|passports|pass\.?-?nr\.?|pass-?nummer|passnummer|reisepass(?:nummer|-?nr\.?)?|",
@@ -71,7 +90,10 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?:numero[ \t_-]+(?:di|del)[ \t_-]+)?passaporto|passaporte|",
         r"(?:numer[ \t_-]+)?paszport(?:u)?|paspoort(?:nummer)?|passi|pasaport|(?:номер[ \t_-]+)?паспорта?|"
         r"διαβατήριο|דרכון|جواز[ \t_-]+السفر|",
-        rf"travel[ \t_-]+document(?:{_N})?",
+        rf"travel[ \t_-]+document(?:{_N})?|",
+        r"ppt(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number|num\.?))|pp[ \t]*(?:#|no\.?)|",
+        r"cestovní[ \t_-]+pas|číslo[ \t_-]+pasu|útlevél(?:szám)?|pasaportë|pasoš|putovnica|"
+        r"paşaport|hộ[ \t_-]+chiếu|หนังสือเดินทาง|पासपोर्ट|جواز(?:[ \t_-]+سفر)?|護照",
     ),
     "iban": (
         r"iban(?:-?(?:nummer|nr\.?|number|no\.?|code))?",
@@ -96,7 +118,16 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?-i:NIP)|regon|btw(?:-?(?:nummer|nr\.?|id))?|fiscaal[ \t_-]+nummer|rsin|",
         r"organisationsnummer|org\.?[ \t]?nr\.?|(?-i:ΑΦΜ|ИНН)|vergi(?:[ \t_-]+(?:kimlik|numarası|no))+|"
         r"momsnummer|moms(?:-?nr\.?)|skattenummer|skatteregistreringsnummer|y-tunnus|alv-?numero|",
-        r"gst(?:in)?(?:{_N})?|(?-i:ABN|ACN|IRD|NPWP|INN)(?:{_N})?|(?-i:PAN)(?:[ \t_-]+card)?(?:{_N})?",
+        r"gst(?:in)?(?:{_N})?|(?-i:ABN|ACN|IRD|NPWP|INN)(?:{_N})?|(?-i:PAN)(?:[ \t_-]+card)?(?:{_N})?|",
+        rf"(?:itin|utr|tfn|cuit|cuil|nif|cif|ruc|abn|acn|ird|npwp|nipc|nuit|ntn){_THEN_VALUE}|",
+        rf"(?:ein|tin|pan|rut|nit|inn|rfc){_THEN_SIGN}|",
+        r"st\.?-?nr\.?|(?-i:UID)(?:-?(?:nummer|nr\.?))?|"
+        r"mwst-?(?:nr\.?|nummer)|(?-i:MST)|mã[ \t_-]+số[ \t_-]+thuế|",
+        r"(?-i:DIČ|IČO|IČ[ \t]DPH|DIC|ICO)|adószám|"
+        r"adóazonosító[ \t_-]+szám|(?-i:PIB|KPP|OGRN|TRN|ИИН|БИН|ЕИК)|",
+        r"инн|αφμ|(?:número[ \t_-]+de[ \t_-]+)?(?:identificación[ \t_-]+)?tributari[oa]|"
+        r"(?:numero[ \t_-]+di[ \t_-]+)?partita[ \t_-]+iva|",
+        r"vergi[ \t_-]+no|tax[ \t_-]+(?:no\.?|nr\.?|#|ref)|tax[ \t_-]+file",
     ),
     "customer_number": (
         rf"customer(?:{_N})|client(?:{_N})|member(?:ship)?(?:{_N})|subscriber(?:{_N})|",
@@ -115,7 +146,16 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?:numero|codice|n\.)[ \t_-]+(?:di[ \t_-]+)?(?:cliente|contratto|polizza|socio|tessera)|",
         r"klant-?(?:nummer|nr\.?)|contract-?nummer|polis-?nummer|lid-?nummer|",
         r"numer[ \t_-]+(?:klienta|umowy|polisy|członkowski)|kund-?nummer|kunde-?nummer|avtalsnummer|"
-        r"asiakasnumero",
+        r"asiakasnumero|",
+        r"cust\.?(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number|num\.?|id|ref))|cust(?:omer)?[ \t_-]*(?:ref|acct)|",
+        r"mbr(?:[ \t]*#|[ \t_-]+(?:no\.?|number|id))|pol\.?(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number))|",
+        r"client[ \t_-]+(?:ref|reference|code)|kd\.?-?nr\.?|vers\.?-?nr\.?|(?-i:VSNR)|relatienummer|",
+        r"(?:código|cod\.?|n[º°])[ \t_-]+(?:de[ \t_-]+)?cliente|"
+        r"číslo[ \t_-]+zákazníka|ügyfél(?:szám|azonosító)|"
+        r"müşteri[ \t_-]+(?:numarası|no)|номер[ \t_-]+клиента|mã[ \t_-]+khách[ \t_-]+hàng|"
+        r"رقم[ \t_-]+العميل|מספר[ \t_-]+לקוח|",
+        r"skymiles|aadvantage|mileageplus|flying[ \t_-]+blue|krisflyer|skywards|executive[ \t_-]+club|"
+        r"ff[ \t]*(?:#|no\.?|number)",
     ),
     "account_number": (
         rf"(?:bank[ \t_-]+)?account(?:{_N})?|acct(?:{_N})?|a/c(?:{_N})?|",
@@ -133,7 +173,32 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"tilinumero|",
         rf"(?:credit|debit|bank)[ \t_-]+card(?:{_N})?|card(?:{_N})|kartennummer|karten-?nr\.?|"
         r"(?:numéro|n[°º]|no\.?)[ \t_-]+de[ \t_-]+carte|(?:número[ \t_-]+de[ \t_-]+)?tarjeta|",
-        r"(?:numero[ \t_-]+(?:di[ \t_-]+)?)?carta[ \t_-]+di[ \t_-]+credito",
+        r"(?:numero[ \t_-]+(?:di[ \t_-]+)?)?carta[ \t_-]+di[ \t_-]+credito|",
+        rf"acc(?:t|nt)?\.?(?:[ \t]*#|[ \t_-]*(?:no\.?|nr\.?|number|num\.?))|accnt|acc{_THEN_VALUE}|",
+        r"kto\.?-?(?:nr\.?|nummer)|kto\.|nr\.?[ \t_-]+(?:konta|rachunku)|"
+        r"číslo[ \t_-]+(?:bankovního[ \t_-]+)?účtu|č\.[ \t]?ú\.|cislo[ \t_-]+uctu|",
+        r"(?:bank)?számlaszám|р/с|л/с|расч[её]тный[ \t_-]+сч[её]т|сч[её]т|(?:номер[ \t_-]+)?рахунку|рахунок|",
+        r"rek\.?[ \t-]*nr\.?|(?:no\.?|nomor)[ \t_-]+rekening|rekening|(?:no\.?[ \t_-]+)?akaun|"
+        r"số[ \t_-]+tài[ \t_-]+khoản|(?-i:STK)|",
+        r"αριθμός[ \t_-]+λογαριασμού|λογαριασμός|מספר[ \t_-]+חשבון|חשבון|खाता[ \t_-]+संख्या|"
+        r"เลขที่บัญชี|เลขบัญชี|",
+        r"bankgiro|plusgiro|postgiro|kontonr\.?|tilinro|arvelduskonto|sąskaitos[ \t_-]+numeris|"
+        r"konta[ \t_-]+numurs|broj[ \t_-]+računa|številka[ \t_-]+računa|"
+        r"(?:număr[ \t_-]+de[ \t_-]+)?cont[ \t_-]+bancar|"
+        r"c/c|cta\.?[ \t_-]*(?:cte\.?|corriente)?|c\.c\.",
+    ),
+    # A bank routing code (US ABA routing number, UK sort code, Australian BSB, Canadian transit
+    # and institution numbers, IFSC, BLZ, clearing and branch numbers): with an account it
+    # locates a person's account, so next to one it is redacted as part of it (see labelled_ids).
+    "routing_code": (
+        rf"routing(?:[ \t_-]+(?:transit))?(?:{_N})?|"
+        rf"(?-i:ABA|RTN)(?:{_N})?|aba[ \t_-]+(?:routing|number|no\.?)|",
+        rf"sort[ \t_-]*code|s/c|(?-i:BSB)(?:{_N})?|bsb{_THEN_VALUE}|",
+        r"transit(?:[ \t_-]+(?:number|no\.?|#))?|institution(?:[ \t_-]+(?:number|no\.?|#|code))?|",
+        r"ifsc(?:[ \t_-]+code)?|(?-i:BLZ)|bankleitzahl|"
+        r"clearing-?(?:nummer|nr\.?|number|no\.?)|clearingnummer|",
+        r"reg\.?[ \t_-]*nr\.?|registreringsnummer|(?-i:BIK)|бик|"
+        r"agência|ag\.|sucursal|branch[ \t_-]+(?:code|number|no\.?)",
     ),
 }
 

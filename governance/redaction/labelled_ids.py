@@ -56,9 +56,13 @@ _TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[./-](?=[A-Za-z0-9]))*")
 # A further group after one space: digits in it, or capitals followed by another group, or a
 # single closing capital.
 _GROUP = re.compile(
-    r" (?:(?=[A-Z]*\d)[A-Z0-9]{1,12}(?:-[A-Z0-9]{1,8})*|[A-Z]{2,4}(?= [A-Z]{0,3}\d)|[A-Z](?![\w-]))"
+    r" (?:(?=[A-Z]*\d)[A-Z0-9]{1,12}(?:-[A-Z0-9]{1,8})*|[A-Z]{2,4}(?= [A-Z]{0,3}\d)|[A-Z](?![\w/-]))"
 )
-_DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}([./])\d{1,2}\1\d{2,4}|\d{4}/\d{1,2}/\d{1,2}")
+_DATE = re.compile(
+    r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}([./])\d{1,2}\1\d{2,4}|\d{4}/\d{1,2}/\d{1,2}|\d{1,2}[./-](?:19|20)\d{2}"
+)
+# A number of a year ("fattura 112/2024"), not an identifier.
+_NUMBER_OF_YEAR = re.compile(r"\d{1,5}/(?:19|20)\d{2}")
 _COMPACT_DATE = re.compile(r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
 _YEAR = re.compile(r"(?:19|20)\d{2}(?:[/-](?:\d{2}|(?:19|20)\d{2}))?")
 _VERSION = re.compile(r"[vV]?\d{1,3}(?:\.\d{1,3}){1,3}")
@@ -84,28 +88,68 @@ _VALUE_BEFORE = re.compile(
     r"(?:\([ \t]*|[ \t]+(?:is|was|as|=)[ \t]+(?:(?:my|his|her|their|the|our|your|its|a|an)[ \t]+)?)$"
 )
 _DIGITS = re.compile(r"\d+")
+# Subkinds whose label makes a routing code nearby part of an account, and how near (characters).
+_ACCOUNT_SUBKINDS = frozenset({"account_number", "iban"})
+_ROUTING_REACH = 150
+# A label far from its value: the value is looked for in the rest of the sentence (or the start of
+# it, before the label), this many characters at most.
+_FAR_REACH = 100
+_FAR_WORDS = 8
+# Words that name another kind of number right before a value ("order 12345678").
+_OTHER_NUMBER_BEFORE = re.compile(
+    r"\b(?:orders?|invoices?|inv|isbn|sku|serial|tracking|parcel|shipment|part|model|build|version|"
+    r"release|ticket|case|receipt|transaction|batch|lot|job|run|flight|booking|confirmation|voucher|"
+    r"coupon|licen[cs]e|key|commit|item|product|error|code|pin|otp|amount|room|table|seat|gate)"
+    r"(?:[ \t]*(?:number|no\.?|nr\.?|num|id|#))?[ \t]*[:#=]?[ \t]*$",
+    re.IGNORECASE,
+)
+# A line break a label may stand before its value (a form: "Passport number:\nX1234567").
+_LINE_BREAK = re.compile(r"[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*(?:[-*>|][ \t]+)?")
+_HEX = re.compile(r"[0-9a-f]{7,}")
 _WORD = re.compile(r"(?<![^\W_])[^\W\d_]+")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 def find(scan: Scan) -> Iterator[Candidate]:
     text = scan.text
-    for label in _labels(text):
+    labels = list(_labels(text))
+    accounts = [label.start() for label in labels if subkind_of(label) in _ACCOUNT_SUBKINDS]
+    for label in labels:
         subkind = subkind_of(label)
-        found = _value_after(text, label.end())
-        name = label.group()
-        if found is None or not _is_identifier(
-                text, found[0], found[1], subkind, fillers=found[2], label=name):
-            found = _value_before(text, label.start())
-            if found is None or not _is_identifier(text, found[0], found[1], subkind, label=name):
-                continue
-        start, end, _ = found
-        rule = f"{subkind}_label"
+        if subkind == "routing_code" and not _near(accounts, label.start()):
+            continue  # a sort code or routing number alone locates a bank, not a person
+        found = _value(text, label, subkind)
+        if found is None:
+            continue
+        start, end = found
+        rule = f"{'account_number' if subkind == 'routing_code' else subkind}_label"
         yield Candidate("id", start, end, rule, PRIORITY)
         for more_start, more_end in _same_shape_later(text, start, end):
             yield Candidate("id", more_start, more_end, rule, PRIORITY)
     if any(sep in text for sep in _CELL_SEPARATORS) and "\n" in text:
         yield from _table_columns(text)
+
+
+def _value(text: str, label: re.Match[str], subkind: str) -> tuple[int, int] | None:
+    """The value `label` names: right after it (or on the next line, under a label that ends its
+    line), right before it, or further away in its sentence when the value is unmistakable."""
+    name = label.group()
+    found = _value_after(text, label.end())
+    if found is not None and _is_identifier(text, found[0], found[1], subkind, fillers=found[2], label=name):
+        return found[0], found[1]
+    before = _value_before(text, label.start())
+    if before is not None and _is_identifier(text, before[0], before[1], subkind, label=name):
+        return before[0], before[1]
+    for far in (_far_after(text, label.end()), _far_before(text, label.start())):
+        if far is not None and _is_strong(text, *far, subkind) and _is_identifier(
+                text, far[0], far[1], subkind, fillers=1, label=name):
+            return far
+    return None
+
+
+def _near(positions: list[int], position: int) -> bool:
+    i = bisect.bisect_left(positions, position - _ROUTING_REACH)
+    return i < len(positions) and positions[i] <= position + _ROUTING_REACH
 
 
 def _labels(text: str) -> Iterator[re.Match[str]]:
@@ -151,6 +195,10 @@ def _value_after(text: str, position: int) -> tuple[int, int, int] | None:
         position = filler.end()
     if fillers > 2 and not text[:position].rstrip().endswith(":"):
         return None
+    if not fillers:
+        line_break = _LINE_BREAK.match(text, position)
+        if line_break:  # the label ends its line: the value may start the next one
+            position = line_break.end()
     if position < len(text) and text[position] in " \t":
         position += 1
     token = _TOKEN.match(text, position)
@@ -186,22 +234,92 @@ def _is_identifier(
         return False  # "RFC 7231" is a standard; a Mexican RFC holds letters ("GODE561231GR8")
     # Passports and identity cards mix capitals and digits ("P52KHP6GZ"); other numbers are digits.
     document = subkind in ("passport", "national_id") and letters and digits and digits + letters >= 8
-    if digits < 4 and not document and not (subkind == "passport" and digits >= 2 and digits + letters >= 6):
+    routing = subkind == "routing_code" and digits >= 3
+    if digits < 4 and not document and not routing and not (
+            subkind == "passport" and digits >= 2 and digits + letters >= 6):
         return False
     if fillers and digits < 6:
         return False
     if digits + letters > 40:
         return False
-    # A lower-case letter means a word or a code identifier, except a Chilean RUT's check "k".
-    if any(ch.islower() for ch in value[:-1]) or (value[-1].islower() and value[-1] != "k"):
+    # A lower-case letter means a word or a code identifier, except in a value that is mostly
+    # digits ("c01x00t47", "12345678z", a Chilean RUT's check "k") and not a hex digest.
+    if any(ch.islower() for ch in value) and not _lower_case_identifier(value, digits, label):
         return False
-    if _DATE.fullmatch(value) or _COMPACT_DATE.fullmatch(value):
+    if _DATE.fullmatch(value) or _COMPACT_DATE.fullmatch(value) or _NUMBER_OF_YEAR.fullmatch(value):
         return False
     if _YEAR.fullmatch(value) or _VERSION.fullmatch(value) or _AMOUNT.fullmatch(value):
         return False
     if _CURRENCY_BEFORE.search(text, max(0, start - 6), start):
         return False
     return not _QUANTITY_AFTER.match(text, end)
+
+
+def _lower_case_identifier(value: str, digits: int, label: str) -> bool:
+    if value[-1] == "k" and not any(ch.islower() for ch in value[:-1]):
+        return True
+    if digits < 5 or label.lower() in _WEAK_LABELS or _HEX.fullmatch(value.lower()):
+        return False
+    return max(len(run) for run in re.findall(r"[a-z]+", value)) <= 2
+
+
+def _far_after(text: str, position: int) -> tuple[int, int] | None:
+    """The first number in the rest of the sentence after a label, if only words stand between."""
+    stop = _SENTENCE_END.search(text, position)
+    limit = min(stop.start() if stop else len(text), position + _FAR_REACH)
+    for token in _TOKEN.finditer(text, position, limit):
+        if not any(ch.isdigit() for ch in token.group()):
+            continue
+        between = text[position:token.start()]
+        if not _only_words(between) or (token.start() > 0 and text[token.start() - 1] in "-/_."):
+            return None
+        end = token.end()
+        while group := _GROUP.match(text, end):
+            end = group.end()
+        return token.start(), end
+    return None
+
+
+def _far_before(text: str, position: int) -> tuple[int, int] | None:
+    """The number closest before a label in its sentence, if only words stand between."""
+    window_start = max(0, position - _FAR_REACH)
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, window_start, position)]
+    start = ends[-1] if ends else window_start
+    tokens = [t for t in _TOKEN.finditer(text, start, position) if any(ch.isdigit() for ch in t.group())]
+    if not tokens:
+        return None
+    token = tokens[-1]
+    first = token
+    # a grouped value ("4417 1234 5678"): its first group
+    while len(tokens) > 1 and tokens[-2].end() + 1 == first.start() and text[tokens[-2].end()] == " ":
+        tokens.pop()
+        first = tokens[-1]
+    if not _only_words(text[token.end():position]):
+        return None
+    if first.start() > 0 and text[first.start() - 1] in "-/_.":
+        return None
+    return first.start(), token.end()
+
+
+def _only_words(between: str) -> bool:
+    """Up to _FAR_WORDS words and punctuation, none of them naming a count, a date or an amount."""
+    words = _WORD.findall(between)
+    # A digit or a placeholder ("[id]": the label's own value, already redacted) in between.
+    if len(words) > _FAR_WORDS or any(ch.isdigit() or ch in "[]" for ch in between):
+        return False
+    return not any(word.lower() in _NOT_FILLERS for word in words)
+
+
+def _is_strong(text: str, start: int, end: int, subkind: str) -> bool:
+    """A value that reads as an identifier without its label right beside it: six digits or more,
+    or a document number mixing capitals and digits, not right after a word naming another number."""
+    value = text[start:end]
+    digits = sum(ch.isdigit() for ch in value)
+    letters = sum(ch.isalpha() for ch in value)
+    document = subkind in ("passport", "national_id") and digits >= 2 and letters and digits + letters >= 8
+    if digits < 6 and not document:
+        return False
+    return not _OTHER_NUMBER_BEFORE.search(text, max(0, start - 30), start)
 
 
 def _shape(value: str) -> str:

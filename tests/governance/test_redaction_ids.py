@@ -88,10 +88,91 @@ def test_a_column_headed_by_a_label_is_redacted_row_by_row():
     assert ids_in(text) == ["610189970", "96MS23781"]
 
 
-def test_bank_routing_codes_are_not_personal_identifiers():
-    text = "Direct deposit: routing 021000021, sort code 20-32-06, account 2500799753."
-    assert ids_in(text) == ["2500799753"]
+@pytest.mark.parametrize(("text", "values"), [
+    ("Direct deposit: routing 021000021, sort code 20-32-06, account 2500799753.",
+     ["021000021", "20-32-06", "2500799753"]),
+    ("BSB 062-000 acc 12345678", ["062-000", "12345678"]),
+    ("transit 12345, institution 003, account 1234567", ["12345", "003", "1234567"]),
+    ("Kto.-Nr. 1234567890, BLZ 37040044", ["1234567890", "37040044"]),
+    ("IFSC HDFC0001234 A/c No. 50100123456789", ["HDFC0001234", "50100123456789"]),
+])
+def test_a_bank_routing_code_next_to_an_account_is_redacted_with_it(text, values):
+    assert ids_in(text) == values
     assert "phone" not in kinds_in(text)
+
+
+@pytest.mark.parametrize("text", [
+    "Wire fee waived for sort code 20-32-06 (Barclays branch).",
+    "Chase's routing number 021000021 is printed on every cheque.",
+    "Our BSB is 062-000; ask the branch for the rest.",
+])
+def test_a_routing_code_without_an_account_is_left_alone(text):
+    assert ids_in(text) == []
+
+
+def test_a_value_on_the_line_under_its_label_is_an_id():
+    assert ids_in("Name: Jan Nowak\nPESEL:\n44051401359\n") == ["44051401359"]
+    assert ids_in("Passport number\n\nX1234567") == ["X1234567"]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("the account that my salary goes into, at ING, is 12345678", "12345678"),
+    ("My passport, the one renewed in Lyon in March, reads 18AV52301.", "18AV52301"),
+    ("4417 1234 5678 goes to my checking account", "4417 1234 5678"),
+    ("X9876543 — that's the number on my passport", "X9876543"),
+])
+def test_a_label_a_few_words_from_an_unmistakable_value_names_it(text, value):
+    assert ids_in(text) == [value]
+
+
+@pytest.mark.parametrize("text", [
+    "Order 12345678 for the customer number table.",
+    "The account was charged on invoice 20240311 and closed.",
+    "Personalausweis gültig bis 12.2031, bitte erneuern.",
+    "IBAN steht auf der Rechnung, causale: fattura 112/2024.",
+    "Customer count grew to 1200000 this year.",
+])
+def test_a_far_label_does_not_take_other_numbers(text):
+    assert ids_in(text) == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("dni: 12345678z", "12345678z"),
+    ("passport no. c01x00t47", "c01x00t47"),
+    ("my ein: 12-3456789", "12-3456789"),
+    ("cpf 12345678901 do titular", "12345678901"),
+    ("soc sec # 078-05-1120", "078-05-1120"),
+    ("cust no 55102938", "55102938"),
+    ("ppt no. K1234567", "K1234567"),
+])
+def test_lower_case_labels_and_values_are_read(text, value):
+    assert ids_in(text) == [value]
+
+
+@pytest.mark.parametrize("text", [
+    "Das ist ein 12345678 Byte großes Archiv.",
+    "Café sin 20 mesas, nie 2024.",
+    "Add one tin 400 g of tomatoes and a pan 2800 W induction plate.",
+])
+def test_lower_case_words_that_spell_an_acronym_are_not_labels(text):
+    assert ids_in(text) == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("р/с 40817810099910004312", "40817810099910004312"),
+    ("nr konta 12 1020 5558 1111 1234 5678 9012", "12 1020 5558 1111 1234 5678 9012"),
+    ("číslo účtu 123456789/0800", "123456789/0800"),
+    ("számlaszám: 11773016-11111018", "11773016-11111018"),
+    ("số tài khoản 0071001234567", "0071001234567"),
+    ("No. rekening 1234567890 (BCA)", "1234567890"),
+    ("Αριθμός λογαριασμού 0123456789", "0123456789"),
+    ("מספר חשבון 123456 בסניף", "123456"),
+    ("Hộ chiếu số B1234567", "B1234567"),
+    ("Mã số thuế 0101234567", "0101234567"),
+    ("DIČ CZ12345678 na faktuře", "CZ12345678"),
+])
+def test_labels_in_more_languages(text, value):
+    assert ids_in(text) == [value]
 
 
 # --- unlabelled: check digits and a specific format --------------------------------------------
