@@ -81,7 +81,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"thẻ[ \t_-]+căn[ \t_-]+cước|căn[ \t_-]+cước(?:[ \t_-]+công[ \t_-]+dân)?|(?-i:CCCD|CMND)|",
         r"iqama|الرقم[ \t_-]+(?:القومي|الوطني|المدني)|إقامة|आधार(?:[ \t_-]+संख्या)?|",
         r"national[ \t_-]+registration(?:{_N})?|(?-i:BVN|TCKN)|",
-        r"(?:unique[ \t_-]+)?identification[ \t_-]+(?:number|no\.?)|id[ \t_-]*#",
+        r"(?:unique[ \t_-]+)?identification[ \t_-]+(?:number|no\.?)|id[ \t_-]*#|",
+        r"s\.s\.n\.?|d\.n\.i\.?|c\.p\.f\.?|n\.i\.e\.?|n\.i\.n\.?(?=[ \t]*[:#])",
     ),
     "passport": (
         rf"passport(?:{_N})?|passports|pass\.?-?nr\.?|pass-?nummer|passnummer|reisepass(?:nummer|-?nr\.?)?|",
@@ -127,7 +128,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"adóazonosító[ \t_-]+szám|(?-i:PIB|KPP|OGRN|TRN|ИИН|БИН|ЕИК)|",
         r"инн|αφμ|(?:número[ \t_-]+de[ \t_-]+)?(?:identificación[ \t_-]+)?tributari[oa]|"
         r"(?:numero[ \t_-]+di[ \t_-]+)?partita[ \t_-]+iva|",
-        r"vergi[ \t_-]+no|tax[ \t_-]+(?:no\.?|nr\.?|#|ref)|tax[ \t_-]+file",
+        r"vergi[ \t_-]+no|tax[ \t_-]+(?:no\.?|nr\.?|#|ref)|tax[ \t_-]+file|",
+        r"n\.i\.f\.?|c\.u\.i\.t\.?|r\.u\.t\.?|r\.f\.c\.?(?=[ \t]*[:#])|e\.i\.n\.?|t\.i\.n\.?(?=[ \t]*[:#])",
     ),
     "customer_number": (
         rf"customer(?:{_N})|client(?:{_N})|member(?:ship)?(?:{_N})|subscriber(?:{_N})|",

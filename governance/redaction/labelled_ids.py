@@ -31,7 +31,7 @@ PRIORITY = 74
 
 # Signs between a label and its value.
 _SKIP_SIGNS = re.compile(
-    r"""[ \t]*(?:["'’`*|]+|[:=#]|\([^()\n]{1,30}\)|[–—]|-(?=[ \t])|_|\.(?=[ \t])|"""
+    r"""[ \t]*(?:["'’`*|]+|[:=#]|\.{2,}|…|_{2,}|\([^()\n]{1,30}\)|[–—]|-(?=[ \t])|_|\.(?=[ \t])|"""
     r"""/[ \t]*[^\W\d_][^\W\d_.-]{1,15})[ \t]*"""  # a second label: "SSN/ITIN:", "CPF/CNPJ"
 )
 # Words between a label and its value: "number", "is", "lautet", "est", "jest", "är" …
@@ -183,22 +183,25 @@ def _labels(text: str) -> Iterator[re.Match[str]]:
 def _value_after(text: str, position: int) -> tuple[int, int, int] | None:
     """(start, end, words skipped) of the value after a label ending at `position`, or None."""
     fillers = 0
-    for _ in range(10):
+    crossed = False  # a line break: a form's label above its value ("Passport number:\nX1234567")
+    for _ in range(12):
         step = _SKIP_SIGNS.match(text, position) or _SKIP_WORD.match(text, position)
         if step and step.end() > position:
             position = step.end()
             continue
+        if not crossed and not fillers:
+            line_break = _LINE_BREAK.match(text, position)
+            if line_break:
+                position, crossed = line_break.end(), True
+                continue
         filler = _FILLER.match(text, position)
-        if not filler or fillers >= 4 or filler.group(1).lower() in _NOT_FILLERS:
+        # No word of the next line counts as a filler: it starts something else.
+        if not filler or crossed or fillers >= 4 or filler.group(1).lower() in _NOT_FILLERS:
             break
         fillers += 1
         position = filler.end()
     if fillers > 2 and not text[:position].rstrip().endswith(":"):
         return None
-    if not fillers:
-        line_break = _LINE_BREAK.match(text, position)
-        if line_break:  # the label ends its line: the value may start the next one
-            position = line_break.end()
     if position < len(text) and text[position] in " \t":
         position += 1
     token = _TOKEN.match(text, position)
@@ -348,6 +351,20 @@ def _boundary(text: str, start: int, end: int) -> bool:
     return not (before.isalnum() or before in "-/_") and not (after.isalnum() or after in "-/_")
 
 
+def _label_in_header(name: str) -> re.Match[str] | None:
+    """A label inside a short header cell ("Employee SSN", "Holder passport no."), unless a word
+    says the column holds something else about it ("Passport expiry date", "Customer since")."""
+    words = _WORD.findall(name)
+    if len(name) > 40 or len(words) > 4 or any(word.lower() in _NOT_FILLERS for word in words):
+        return None
+    for word in _WORD.finditer(name):
+        if may_start_label(word.group()):
+            label = LABEL.match(name, word.start())
+            if label:
+                return label
+    return None
+
+
 def _table_columns(text: str) -> Iterator[Candidate]:
     """Values under a header cell that is a label, in CSV-like lines ("passport,checkin\\n…")."""
     lines = text.split("\n")
@@ -371,9 +388,11 @@ def _table_columns(text: str) -> Iterator[Candidate]:
             first_word = _WORD.match(name)
             if not first_word or not may_start_label(first_word.group()):
                 continue
-            label = LABEL.fullmatch(name)
+            label = LABEL.fullmatch(name) or _label_in_header(name)
             if label:
                 columns[number] = subkind_of(label)
+        if "routing_code" in columns.values() and not _ACCOUNT_SUBKINDS & set(columns.values()):
+            columns = {n: subkind for n, subkind in columns.items() if subkind != "routing_code"}
         if not columns:
             continue
         for row_index in range(index + 1, len(lines)):

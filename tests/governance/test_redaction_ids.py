@@ -243,3 +243,28 @@ def test_every_label_starts_with_a_word_the_prefilter_lets_through(label):
     first_word = re.match(r"[^\W\d_]+", label)  # a run of letters, as the recognizer reads words
     assert first_word is not None
     assert may_start_label(first_word.group())
+
+
+# --- forms and tables ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("passport:\n  number: X1234567\n  expires: 2031-01-01", "X1234567"),
+    ("Passport No.............. X1234567", "X1234567"),
+    ("S.S.N.: 078-05-1120", "078-05-1120"),
+])
+def test_form_labels_name_their_value(text, value):
+    assert ids_in(text) == [value]
+
+
+def test_a_header_cell_holding_a_label_among_other_words_heads_an_id_column():
+    assert ids_in("Employee SSN,Start date\n123456789,2024-01-01\n") == ["123456789"]
+    assert ids_in("| Holder | Customer account no. |\n|---|---|\n| Anna | 55102938 |") == ["55102938"]
+
+
+@pytest.mark.parametrize("text", [
+    "Account\nOrder 12345678 shipped",
+    "Passport expiry date,Room\n20310101,4021\n",
+    "Sort code,Branch\n20-32-06,Leeds\n",
+])
+def test_form_and_table_shapes_leave_other_numbers_alone(text):
+    assert ids_in(text) == []
