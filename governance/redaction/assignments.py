@@ -76,6 +76,8 @@ _NON_VALUES = frozenset(
     "none null nil true false undefined required optional empty redacted xxx xxxx changeme example "
     "secret password passwd pass pwd token user username yes no n/a tbd todo hidden masked".split()
 )
+# A group of X's or stars in a value marks a template to fill in, not a credential.
+_TEMPLATE_GROUP = re.compile(r"(?:^|[-_ .:])(?:X{4,}|x{4,}|\*{4,})(?:$|[-_ .:])")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _DOTTED_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 # Values that are code, not credentials, after `password = ` in a program.
@@ -156,6 +158,8 @@ def _is_secret_value(value: str, *, quoted: bool) -> bool:
     if value.startswith(("$", "{{", "%(", "<", "#{", "@")):
         return False
     if len(set(value)) == 1:  # "********"
+        return False
+    if _TEMPLATE_GROUP.search(value):  # "XXXX-1234-ABCD-5678-EFGH": a documentation example
         return False
     if any(ch.isspace() for ch in value) and not _looks_like_credential(value):
         return False  # "see the docs"

@@ -74,6 +74,7 @@ SCHEMES: tuple[Scheme, ...] = (
     Scheme("in_pan", r"[A-Z]{3}[ABCFGHJLPT][A-Z]\d{4}[A-Z]", "stdnum.in_.pan"),
     Scheme("sg_nric", r"[STFG]\d{7}[A-Z]", ""),
     # A payment card: an issuer's first digits, four groups of four, the Luhn check digit.
+    Scheme("nz_bankaccount", r"\d{2}-\d{4}-\d{7}-\d{2,3}", "stdnum.nz.bankaccount"),
     Scheme("payment_card", r"(?:4\d{3}|5[1-5]\d{2}|2[2-7]\d{2}|6011|65\d{2})(?:[ -]?\d{4}){3}", ""),
     # An IBAN in print form (groups of four after a space) whose check digits are wrong is still an
     # IBAN someone typed with a slip: its country and length are checked, not its checksum.
@@ -104,8 +105,20 @@ _NINO_BAD_PREFIXES = frozenset({"BG", "GB", "NK", "KN", "TN", "NT", "ZZ"})
 _SG_NRIC_LETTERS = {"S": "JZIHGFEDCBA", "T": "JZIHGFEDCBA", "F": "XWUTRQPNMLK", "G": "XWUTRQPNMLK"}
 
 
+# The second line of a passport's machine-readable zone (ICAO 9303, TD3): document number and
+# its check digit, nationality, birth date, sex, expiry, personal number. It is redacted whole.
+_MRZ_LINE = re.compile(
+    r"(?m)^(?P<number>[A-Z0-9<]{9})(?P<check>\d)[A-Z<]{3}\d{6}\d[MFX<]\d{6}\d[A-Z0-9<]{14}[0-9<]\d[ \t]*$"
+)
+_MRZ_WEIGHTS = (7, 3, 1)
+
+
 def find(scan: Scan) -> Iterator[Candidate]:
     text = scan.text
+    if "<<" in text:
+        for line in _MRZ_LINE.finditer(text):
+            if _mrz_check(line.group("number")) == int(line.group("check")):
+                yield Candidate("id", line.start(), line.start() + 44, "passport_mrz", PRIORITY)
     if not _CHEAP.search(text):
         return
     for start in _START.finditer(text):
@@ -121,6 +134,11 @@ def find(scan: Scan) -> Iterator[Candidate]:
             if span and not _OTHER_NUMBER_BEFORE.search(text, max(0, span[0] - 40), span[0]):
                 yield Candidate("id", *span, scheme.name, PRIORITY)
                 break
+
+
+def _mrz_check(field: str) -> int:
+    values = (0 if ch == "<" else int(ch) if ch.isdigit() else ord(ch) - 55 for ch in field)
+    return sum(v * _MRZ_WEIGHTS[i % 3] for i, v in enumerate(values)) % 10
 
 
 def _valid_span(scheme: Scheme, text: str, start: int, end: int) -> tuple[int, int] | None:
@@ -167,15 +185,15 @@ def _valid_sg_nric(value: str) -> bool:
 
 def _iban_but_checksum(value: str) -> bool:
     from stdnum import iban
-    from stdnum.exceptions import InvalidChecksum
 
+    # With the check digits made right, the rest must be a valid IBAN: a known country, its length
+    # and format. A creditor reference ("RF34 5390 6822") or a placeholder ("XX00 0000 …") is not.
+    compact = iban.compact(value)
     try:
-        iban.validate(value)
-    except InvalidChecksum:
-        return True
+        fixed = compact[:2] + iban.calc_check_digits(compact) + compact[4:]
     except ValueError:
         return False
-    return True
+    return iban.is_valid(fixed)
 
 
 def _valid_card(value: str) -> bool:

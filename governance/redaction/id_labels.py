@@ -13,6 +13,7 @@ only with a word that makes them a number ("policy no.", "contract number", "cli
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # "number", "no.", "nr", "#", "ID" in the languages of the labels below. Used after a label
 # that needs one, and skipped after any label.
@@ -26,7 +27,7 @@ _SEP = r"[ \t.-]?"  # "NI number", "NI-number", "N.I. number"
 # After an acronym written in lower case ("dni", "cpf", "ein"): a colon, "#", "=", a number word
 # or a digit must follow, because in lower case several are words ("sin", "nie", "ein", "pan").
 _THEN_VALUE = r"(?=[ \t]*[:#=]|[ \t_-]*(?:no\.?|nr\.?|number|num\.?)(?![^\W_])|[ \t]+\d)"
-_THEN_SIGN = r"(?=[ \t]*[:#=]|[ \t_-]*(?:no\.?|nr\.?|number|num\.?)(?![^\W_]))"
+_THEN_SIGN = r"(?=[ \t]*[:#=]|[ \t_-]*(?:no\.?|nr\.?|number|num\.?)(?![^\W_])|[ \t]+(?:is|was)[ \t]+\d)"
 
 # subkind -> label alternatives (regex fragments, matched case-insensitively between word boundaries)
 LABELS: dict[str, tuple[str, ...]] = {
@@ -82,7 +83,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"iqama|الرقم[ \t_-]+(?:القومي|الوطني|المدني)|إقامة|आधार(?:[ \t_-]+संख्या)?|",
         r"national[ \t_-]+registration(?:{_N})?|(?-i:BVN|TCKN)|",
         r"(?:unique[ \t_-]+)?identification[ \t_-]+(?:number|no\.?)|id[ \t_-]*#|",
-        r"s\.s\.n\.?|d\.n\.i\.?|c\.p\.f\.?|n\.i\.e\.?|n\.i\.n\.?(?=[ \t]*[:#])",
+        r"s\.s\.n\.?|d\.n\.i\.?|c\.p\.f\.?|n\.i\.e\.?|n\.i\.n\.?(?=[ \t]*[:#])|",
+        r"cart[ãa]o[ \t_-]+(?:de[ \t_-]+)?cidad[ãa]o|bilhete[ \t_-]+de[ \t_-]+identidade|",
     ),
     "passport": (
         rf"passport(?:{_N})?|passports|pass\.?-?nr\.?|pass-?nummer|passnummer|reisepass(?:nummer|-?nr\.?)?|",
@@ -92,6 +94,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?:numer[ \t_-]+)?paszport(?:u)?|paspoort(?:nummer)?|passi|pasaport|(?:номер[ \t_-]+)?паспорта?|"
         r"διαβατήριο|דרכון|جواز[ \t_-]+السفر|",
         rf"travel[ \t_-]+document(?:{_N})?|",
+        r"pass[ \t]+(?:nr\.?|no\.?|number)|загран(?:ичного[ \t_-]+)?паспорта?|",
         r"ppt(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number|num\.?))|pp[ \t]*(?:#|no\.?)|",
         r"cestovní[ \t_-]+pas|číslo[ \t_-]+pasu|útlevél(?:szám)?|pasaportë|pasoš|putovnica|"
         r"paşaport|hộ[ \t_-]+chiếu|หนังสือเดินทาง|पासपोर्ट|جواز(?:[ \t_-]+سفر)?|護照",
@@ -128,7 +131,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"adóazonosító[ \t_-]+szám|(?-i:PIB|KPP|OGRN|TRN|ИИН|БИН|ЕИК)|",
         r"инн|αφμ|(?:número[ \t_-]+de[ \t_-]+)?(?:identificación[ \t_-]+)?tributari[oa]|"
         r"(?:numero[ \t_-]+di[ \t_-]+)?partita[ \t_-]+iva|",
-        r"vergi[ \t_-]+no|tax[ \t_-]+(?:no\.?|nr\.?|#|ref)|tax[ \t_-]+file|",
+        r"vergi[ \t_-]+no|tax[ \t_-]+(?:no\.?|nr\.?|#|ref)|tax[ \t_-]+file|kra[ \t_-]+pin|",
+        r"الرقم[ \t_-]+الضريب[يى]|رقم[ \t_-]+التسجيل[ \t_-]+الضريب[يى]|البطاقة[ \t_-]+الضريبية|",
         r"n\.i\.f\.?|c\.u\.i\.t\.?|r\.u\.t\.?|r\.f\.c\.?(?=[ \t]*[:#])|e\.i\.n\.?|t\.i\.n\.?(?=[ \t]*[:#])",
     ),
     "customer_number": (
@@ -157,7 +161,13 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"müşteri[ \t_-]+(?:numarası|no)|номер[ \t_-]+клиента|mã[ \t_-]+khách[ \t_-]+hàng|"
         r"رقم[ \t_-]+العميل|מספר[ \t_-]+לקוח|",
         r"skymiles|aadvantage|mileageplus|flying[ \t_-]+blue|krisflyer|skywards|executive[ \t_-]+club|"
-        r"ff[ \t]*(?:#|no\.?|number)",
+        r"ff[ \t]*(?:#|no\.?|number)|",
+        rf"consumer(?:{_N})|(?-i:MRN)|mrn{_THEN_SIGN}|medical[ \t_-]+record(?:{_N})?|"
+        r"(?:hasta[ \t_-]+)?protokol[ \t_-]+(?:no|numarası)|",
+        r"(?-i:MPRN|GPRN|MPAN|ICP)|mprn|gprn|mpan|meter[ \t_-]+point(?:[ \t_-]+(?:reference|number|no\.?))?|",
+        r"abonnent-?nummer|abonnements?nummer|abonnementsnr\.?|kundenr\.?|",
+        r"ग्राहक[ \t_-]+(?:संख्या|नंबर|क्रमांक)|उपभोक्ता[ \t_-]+(?:संख्या|नंबर)|",
+        r"(?<!test[ \t])card(?=[ \t:#]+\d{4}[ -]?\d{4}[ -]?\d{4})",
     ),
     "account_number": (
         rf"(?:bank[ \t_-]+)?account(?:{_N})?|acct(?:{_N})?|a/c(?:{_N})?|",
@@ -182,42 +192,53 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?:bank)?számlaszám|р/с|л/с|расч[её]тный[ \t_-]+сч[её]т|сч[её]т|(?:номер[ \t_-]+)?рахунку|рахунок|",
         r"rek\.?[ \t-]*nr\.?|(?:no\.?|nomor)[ \t_-]+rekening|rekening|(?:no\.?[ \t_-]+)?akaun|"
         r"số[ \t_-]+tài[ \t_-]+khoản|(?-i:STK)|",
-        r"αριθμός[ \t_-]+λογαριασμού|λογαριασμός|מספר[ \t_-]+חשבון|חשבון|खाता[ \t_-]+संख्या|"
-        r"เลขที่บัญชี|เลขบัญชี|",
+        r"αριθμός[ \t_-]+λογαριασμού|λογαριασμός|מספר[ \t_-]+חשבון|חשבון|खाता[ \t_-]+संख्या|",
         r"bankgiro|plusgiro|postgiro|kontonr\.?|tilinro|arvelduskonto|sąskaitos[ \t_-]+numeris|"
         r"konta[ \t_-]+numurs|broj[ \t_-]+računa|številka[ \t_-]+računa|"
         r"(?:număr[ \t_-]+de[ \t_-]+)?cont[ \t_-]+bancar|"
-        r"c/c|cta\.?[ \t_-]*(?:cte\.?|corriente)?|c\.c\.",
+        r"c/c|cta\.?[ \t_-]*(?:cte\.?|corriente)?|c\.c\.|conto(?:[ \t_-]+(?:n\.|nr\.?|numero))?",
     ),
     # A bank routing code (US ABA routing number, UK sort code, Australian BSB, Canadian transit
-    # and institution numbers, IFSC, BLZ, clearing and branch numbers): with an account it
-    # locates a person's account, so next to one it is redacted as part of it (see labelled_ids).
+    # and institution numbers): with an account it locates a person's account, so next to one it
+    # is redacted as part of it (see labelled_ids); so are the numeric bank and branch codes written
+    # the same way (BLZ, clearing and registration numbers, agência, branch code). An IFSC, letters
+    # and digits that name a branch in a public directory, is left alone.
     "routing_code": (
         rf"routing(?:[ \t_-]+(?:transit))?(?:{_N})?|"
         rf"(?-i:ABA|RTN)(?:{_N})?|aba[ \t_-]+(?:routing|number|no\.?)|",
         rf"sort[ \t_-]*code|s/c|(?-i:BSB)(?:{_N})?|bsb{_THEN_VALUE}|",
         r"transit(?:[ \t_-]+(?:number|no\.?|#))?|institution(?:[ \t_-]+(?:number|no\.?|#|code))?|",
-        r"ifsc(?:[ \t_-]+code)?|(?-i:BLZ)|bankleitzahl|"
-        r"clearing-?(?:nummer|nr\.?|number|no\.?)|clearingnummer|",
-        r"reg\.?[ \t_-]*nr\.?|registreringsnummer|(?-i:BIK)|бик|"
+        r"(?-i:BLZ)|bankleitzahl|clearing-?(?:nummer|nr\.?|number|no\.?)|clearingnummer|reg\.?[ \t_-]*nr\.?|",
         r"agência|ag\.|sucursal|branch[ \t_-]+(?:code|number|no\.?)",
     ),
 }
 
-_ALTERNATIVES = "|".join(
+# The recognizers read NFKC-normalised text (normalise.py), so the labels are normalised too:
+# Thai "ำ" reads "ํา", "º" reads "o".
+_ALTERNATIVES = unicodedata.normalize("NFKC", "|".join(
     rf"(?P<{subkind}>{''.join(fragments)})" for subkind, fragments in LABELS.items()
-)
+))
 # Labels in scripts without spaces between words: no word boundary around them ("私の旅券番号").
 CJK_LABELS: dict[str, str] = {
-    "national_id": r"マイナンバー|個人番号|身份证(?:号码|号)?|居民身份证|주민등록번호|외국인등록번호",
+    "national_id": (
+        r"マイナンバー|個人番号|身份证(?:号码|号)?|居民身份证|주민등록번호|외국인등록번호|"
+        r"เลขประจำตัวประชาชน|เลขบัตรประชาชน|บัตรประชาชน"
+    ),
     "passport": r"旅券番号|パスポート番号|护照号码|护照号|護照號碼|여권번호|여권",
-    "tax_number": r"法人番号|税号|纳税人识别号|统一社会信用代码|사업자등록번호|사업자번호",
+    "tax_number": (
+        r"法人番号|税号|纳税人识别号|统一社会信用代码|사업자등록번호|사업자번호|"
+        r"(?:適格請求書発行)?事業者登録番号|インボイス(?:登録)?番号|เลขประจำตัวผู้เสียภาษี"
+    ),
     "customer_number": (
         r"会員番号|顧客番号|お客様番号|契約番号|证券号|保单号|客户号|客户编号|会员号|고객번호|회원번호|계약번호"
     ),
-    "account_number": r"口座番号|账号|帐号|银行账号|账户号码|계좌번호",
+    "account_number": (
+        r"口座番号|账号|帐号|银行账号|账户号码|계좌번호|普通預金|当座預金|普通|当座|เลขที่บัญชี|เลขบัญชี"
+    ),
 }
-CJK_LABEL = re.compile("|".join(rf"(?P<{k}>{v})" for k, v in CJK_LABELS.items()))
+CJK_LABEL = re.compile(
+    unicodedata.normalize("NFKC", "|".join(rf"(?P<{k}>{v})" for k, v in CJK_LABELS.items()))
+)
 
 #: A label at a word start; group names say the subkind. Longer spellings come first within a
 #: subkind, and regex alternation takes the first that matches, so e.g. "passport number" is read

@@ -52,6 +52,14 @@ _NOT_FILLERS = frozenset(
     fee fees rows records users count total sum ends ending last first
     """.split()
 )
+# Of those, the ones that say so from anywhere between a far label and a number ("the account
+# balance grew to 1200000"); the others ("opened", "last", "year") only right after the label.
+_NOT_BETWEEN = frozenset(
+    """
+    balance total limit count size has had holds grew reached age amount photo fee fees rows records users
+    sum pages
+    """.split()
+)
 _TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[./-](?=[A-Za-z0-9]))*")
 # A further group after one space: digits in it, or capitals followed by another group, or a
 # single closing capital.
@@ -69,17 +77,28 @@ _VERSION = re.compile(r"[vV]?\d{1,3}(?:\.\d{1,3}){1,3}")
 _AMOUNT = re.compile(r"\d{1,3}(?:[.,']\d{3})+(?:[.,]\d{1,2})?|\d+[.,]\d{2}")
 # After the value: a unit, a currency or a percentage says it is a quantity.
 _QUANTITY_AFTER = re.compile(
-    r"[ \t]*(?:%|€|\$|£|¥|₽|(?:eur|usd|gbp|chf|pln|sek|nok|dkk|mm|cm|km|kg|mb|gb|kb|ms|px|"
-    r"days?|hours?|users?|items?|times?|years?|months?|pages?|characters?|chars?|digits?|rows?|records?|"
-    r"customers?|accounts?|members?|requests?)(?![^\W_]))",
+    r"[ \t]*(?:%|€|\$|£|¥|₽|(?:eur|usd|gbp|chf|pln|sek|nok|dkk|mm|cm|km|kg|mb|gb|kb|ms|px)(?![^\W_]))",
     re.IGNORECASE,
+)
+# A count noun after a plain number ("1200 accounts", "48 pages"); after a grouped code such as a
+# sort code ("20-32-06 Account number …") it is the next label.
+_COUNT_AFTER = re.compile(
+    r"[ \t]*(?:days?|hours?|users?|items?|times?|years?|months?|pages?|characters?|chars?|digits?|rows?|"
+    r"records?|customers?|accounts?|members?|requests?)(?![^\W_])",
+    re.IGNORECASE,
+)
+_PLAIN_NUMBER = re.compile(r"\d+(?:[.,' ]\d+)*")
+# A label whose value is already redacted ("account [id]", when the output is scanned again) has
+# its value: it must not reach for another number further away.
+_PLACEHOLDER_AFTER = re.compile(
+    r"[^\w\n\[]{0,6}(?:(?:no|nr|number|num)\.?[^\w\n\[]{0,4})?\[(?:id|phone|email|name|address|secret)\]"
 )
 _CURRENCY_BEFORE = re.compile(r"[€$£¥]\s*$|\b(?:EUR|USD|GBP|CHF)\s*$")
 # Where a sentence ends, for a second value under the same label.
 _SENTENCE_END = re.compile(r"[.;!?](?:\s|$)|\n")
 _CELL_SEPARATORS = ",;\t|"
 # Labels that are also everyday words: the value needs six digits.
-_WEAK_LABELS = frozenset("account acct savings checking konto conta cuenta hesap".split())
+_WEAK_LABELS = frozenset("account acct savings checking konto conta cuenta hesap conto 普通 当座".split())
 # Labels that name a document written with letters and digits; a number alone is something else.
 _LETTERED_LABELS = frozenset({"RFC", "Pass"})
 # A value right before a label: "123-45-6789 (SSN)", "X1234567 is her passport number".
@@ -94,7 +113,7 @@ _ROUTING_REACH = 150
 # A label far from its value: the value is looked for in the rest of the sentence (or the start of
 # it, before the label), this many characters at most.
 _FAR_REACH = 100
-_FAR_WORDS = 8
+_FAR_WORDS = 12
 # Words that name another kind of number right before a value ("order 12345678").
 _OTHER_NUMBER_BEFORE = re.compile(
     r"\b(?:orders?|invoices?|inv|isbn|sku|serial|tracking|parcel|shipment|part|model|build|version|"
@@ -106,8 +125,9 @@ _OTHER_NUMBER_BEFORE = re.compile(
 # A line break a label may stand before its value (a form: "Passport number:\nX1234567").
 _LINE_BREAK = re.compile(r"[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*(?:[-*>|][ \t]+)?")
 _HEX = re.compile(r"[0-9a-f]{7,}")
-_WORD = re.compile(r"(?<![^\W_])[^\W\d_]+")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_WORD = re.compile(r"(?<![^\W_])[^\W\d_]+(?:['’][^\W\d_]+)?")
+# Scripts written without spaces between words (and Thai): their labels are in CJK_LABEL.
+_CJK = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 def find(scan: Scan) -> Iterator[Candidate]:
@@ -140,6 +160,8 @@ def _value(text: str, label: re.Match[str], subkind: str) -> tuple[int, int] | N
     before = _value_before(text, label.start())
     if before is not None and _is_identifier(text, before[0], before[1], subkind, label=name):
         return before[0], before[1]
+    if _PLACEHOLDER_AFTER.match(text, label.end()):
+        return None
     for far in (_far_after(text, label.end()), _far_before(text, label.start())):
         if far is not None and _is_strong(text, *far, subkind) and _is_identifier(
                 text, far[0], far[1], subkind, fillers=1, label=name):
@@ -182,6 +204,8 @@ def _labels(text: str) -> Iterator[re.Match[str]]:
 
 def _value_after(text: str, position: int) -> tuple[int, int, int] | None:
     """(start, end, words skipped) of the value after a label ending at `position`, or None."""
+    if text.startswith("-", position) and text[position + 1:position + 2].isdigit():
+        position += 1  # glued to its label: "MRN-19951637"
     fillers = 0
     crossed = False  # a line break: a form's label above its value ("Passport number:\nX1234567")
     for _ in range(12):
@@ -245,6 +269,8 @@ def _is_identifier(
         return False
     if digits + letters > 40:
         return False
+    if not value.strip("0 -./X"):  # a template: "XX00 0000 0000 0000", "000-00-0000"
+        return False
     # A lower-case letter means a word or a code identifier, except in a value that is mostly
     # digits ("c01x00t47", "12345678z", a Chilean RUT's check "k") and not a hex digest.
     if any(ch.islower() for ch in value) and not _lower_case_identifier(value, digits, label):
@@ -254,6 +280,8 @@ def _is_identifier(
     if _YEAR.fullmatch(value) or _VERSION.fullmatch(value) or _AMOUNT.fullmatch(value):
         return False
     if _CURRENCY_BEFORE.search(text, max(0, start - 6), start):
+        return False
+    if _PLAIN_NUMBER.fullmatch(value) and _COUNT_AFTER.match(text, end):
         return False
     return not _QUANTITY_AFTER.match(text, end)
 
@@ -310,7 +338,7 @@ def _only_words(between: str) -> bool:
     # A digit or a placeholder ("[id]": the label's own value, already redacted) in between.
     if len(words) > _FAR_WORDS or any(ch.isdigit() or ch in "[]" for ch in between):
         return False
-    return not any(word.lower() in _NOT_FILLERS for word in words)
+    return not any(word.lower() in _NOT_BETWEEN for word in words)
 
 
 def _is_strong(text: str, start: int, end: int, subkind: str) -> bool:

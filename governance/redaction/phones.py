@@ -83,7 +83,7 @@ _OTHER_NUMBER_WORDS = (
     r"patent|doi|iban|routing|swift|bic|po|purchase order|confirmation|booking|voucher|coupon|"
     r"license|licence|serie|série|pedido|ordine|fattura|factura|facture|rechnung|bestellung|"
     # Ids of runs and devices, and the identifiers of banks and people (docs/redaction.md, "id").
-    r"run[ \t_-]?id|job[ \t_-]?id|(?:express[ \t]+)?service[ \t]+(?:code|tag)|sort[ \t]+code|aba|bsb|"
+    r"run(?:[ \t_-]?id)?|job[ \t_-]?id|(?:express[ \t]+)?service[ \t]+(?:code|tag)|sort[ \t]+code|aba|bsb|"
     r"ssn|bsn|pesel|regon|nif|dni|cpf|vat|steuer-?(?:id|nummer|nr\.?)|passport"
 )
 _OTHER_NUMBER_BEFORE = re.compile(
@@ -95,7 +95,11 @@ _OTHER_NUMBER_WORD = re.compile(rf"\b(?:{_OTHER_NUMBER_WORDS})\b", re.IGNORECASE
 # The clause after a number, up to a sentence's end: "+44 7700 900123 is the on-call phone".
 _CLAUSE_AFTER = re.compile(r"[^.;!?]*")
 # The result of arithmetic: "2^31 - 1 = 2147483647", "x * 1000 = 86400000".
-_MATH_BEFORE = re.compile(r"[\d)][ \t]*[=×*/^][ \t]*$")
+_MATH_BEFORE = re.compile(
+    r"[\d)][ \t]*[=×*/^][ \t]*$|\b(?:mod(?:ulo)?|sqrt|factori[sz]e|divide|multiply)[ \t]+$", re.IGNORECASE
+)
+# A number that math is done with: "is 2147483647 prime?", "2147483647 mod 97".
+_MATH_AFTER = re.compile(r"[ \t]*(?:prime|mod(?:ulo)?|divisible|squared|cubed|factorial)\b", re.IGNORECASE)
 # A hyphen glues the digits to a code: "INV-2024-000381", "SN-4471-2290-8813", "375-555-0142-A".
 _GLUED_BEFORE = re.compile(r"\w-$")
 _GLUED_AFTER = re.compile(r"-\w")
@@ -111,7 +115,8 @@ def find(scan: Scan) -> Iterator[Candidate]:
             continue
         before = scan.line_before(window.start(), 40)
         if (_GLUED_BEFORE.search(before) or _GLUED_AFTER.match(text, window.end())
-                or _OTHER_NUMBER_BEFORE.search(before) or _MATH_BEFORE.search(before)):
+                or _OTHER_NUMBER_BEFORE.search(before) or _MATH_BEFORE.search(before)
+                or _MATH_AFTER.match(text, window.end())):
             continue
         # A phone word in the same clause after the number counts like one before it.
         clause = _CLAUSE_AFTER.match(scan.line_after(window.end(), 40))

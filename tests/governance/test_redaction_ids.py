@@ -94,7 +94,8 @@ def test_a_column_headed_by_a_label_is_redacted_row_by_row():
     ("BSB 062-000 acc 12345678", ["062-000", "12345678"]),
     ("transit 12345, institution 003, account 1234567", ["12345", "003", "1234567"]),
     ("Kto.-Nr. 1234567890, BLZ 37040044", ["1234567890", "37040044"]),
-    ("IFSC HDFC0001234 A/c No. 50100123456789", ["HDFC0001234", "50100123456789"]),
+    ("Agência 0885-1, conta corrente 34637-5", ["0885-1", "34637-5"]),
+
 ])
 def test_a_bank_routing_code_next_to_an_account_is_redacted_with_it(text, values):
     assert ids_in(text) == values
@@ -105,6 +106,7 @@ def test_a_bank_routing_code_next_to_an_account_is_redacted_with_it(text, values
     "Wire fee waived for sort code 20-32-06 (Barclays branch).",
     "Chase's routing number 021000021 is printed on every cheque.",
     "Our BSB is 062-000; ask the branch for the rest.",
+    "IFSC HDFC0001234 is the Koramangala branch.",
 ])
 def test_a_routing_code_without_an_account_is_left_alone(text):
     assert ids_in(text) == []
@@ -268,3 +270,56 @@ def test_a_header_cell_holding_a_label_among_other_words_heads_an_id_column():
 ])
 def test_form_and_table_shapes_leave_other_numbers_alone(text):
     assert ids_in(text) == []
+
+
+# --- shapes from casual chat, forms and many languages -------------------------------------------
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("my savings account — the one at the credit union I joined when I moved — is 004417902.",
+     "004417902"),
+    ("558812349901 — that's the reference on my water bill, the customer ref.", "558812349901"),
+    ("Patient: Jane Roe\nMRN-20481733\nAdmit date: 2024-03-11", "20481733"),
+    ("our ein is 12-3456789, not my ssn", "12-3456789"),
+    ("เลขประจำตัวประชาชน 3100600123455 ครับ", "3100600123455"),
+    ("事業者登録番号：T1234567890123", "T1234567890123"),
+    ("الرقم الضريبي: 412-993-100", "412-993-100"),
+    ("KRA PIN A012345678Z for the return", "A012345678Z"),
+    ("MPRN: 10012345678\nMeter reading: 48213", "10012345678"),
+    ("consumer number 402918374455, bill not paid", "402918374455"),
+    ("मेरी ग्राहक संख्या 55102938 है", "55102938"),
+    ("Boots card 6334 1100 2938 4471, points missing", "6334 1100 2938 4471"),
+    ("conto n. 123456-7890 presso la filiale", "123456-7890"),
+    ("振込先：普通 1234567", "1234567"),
+    ("Schweizer Pass Nr. X1234567", "X1234567"),
+    ("Номер загранпаспорта 75 1234567", "75 1234567"),
+    ("Número do Cartão de Cidadão: 12345678 9 ZZ1", "12345678 9 ZZ1"),
+    ("Abonnentnummer 12345-67, skift abonnement", "12345-67"),
+])
+def test_labels_in_chat_forms_and_more_languages(text, value):
+    assert ids_in(text) == [value]
+
+
+def test_a_passport_machine_readable_line_with_a_valid_check_digit_is_an_id():
+    text = "bottom line of the scan:\nL898902C36UTO7408122F1204159ZE184226B<<<<<10\nis it readable?"
+    assert ids_in(text) == ["L898902C36UTO7408122F1204159ZE184226B<<<<<10"]
+    assert ids_in(text.replace("C36", "C35")) == []
+
+
+def test_a_new_zealand_bank_account_with_valid_check_digits_is_an_id():
+    assert ids_in("Please pay the bond to 01-0242-0100194-00 (ANZ).") == ["01-0242-0100194-00"]
+
+
+def test_an_ifsc_next_to_an_account_is_left_alone():
+    assert ids_in("A/c no. 679557841215220\nIFSC: HDFC0001234") == ["679557841215220"]
+
+
+@pytest.mark.parametrize("text", [
+    "Structured creditor reference RF18 5390 0754 7034 on the invoice.",
+    "docs placeholder: IBAN=XX00 0000 0000 0000 0000 00 — use your own",
+    "example from the docs: LICENSE_KEY=XXXX-1234-ABCD-5678-EFGH",
+    "GitHub Actions run 9187734561 attempt 2 timed out",
+    "what's 4,294,967,296 mod 97? and is 2147483647 prime?",
+    "Stripe test card 4242 4242 4242 4242 always succeeds.",
+])
+def test_references_templates_run_ids_and_math_are_left_alone(text):
+    assert redact_text(text).findings == ()
