@@ -74,6 +74,8 @@ SCHEMES: tuple[Scheme, ...] = (
     Scheme("in_pan", r"[A-Z]{3}[ABCFGHJLPT][A-Z]\d{4}[A-Z]", "stdnum.in_.pan"),
     Scheme("sg_nric", r"[STFG]\d{7}[A-Z]", ""),
     # A payment card: an issuer's first digits, four groups of four, the Luhn check digit.
+    # An Aadhaar number as printed on the card (three groups of four, Verhoeff check digit).
+    Scheme("in_aadhaar", r"[2-9]\d{3} \d{4} \d{4}(?! \d)", "stdnum.in_.aadhaar"),
     Scheme("nz_bankaccount", r"\d{2}-\d{4}-\d{7}-\d{2,3}", "stdnum.nz.bankaccount"),
     Scheme("payment_card", r"(?:4\d{3}|5[1-5]\d{2}|2[2-7]\d{2}|6011|65\d{2})(?:[ -]?\d{4}){3}", ""),
     # An IBAN in print form (groups of four after a space) whose check digits are wrong is still an
@@ -111,10 +113,24 @@ _MRZ_LINE = re.compile(
     r"(?m)^(?P<number>[A-Z0-9<]{9})(?P<check>\d)[A-Z<]{3}\d{6}\d[MFX<]\d{6}\d[A-Z0-9<]{14}[0-9<]\d[ \t]*$"
 )
 _MRZ_WEIGHTS = (7, 3, 1)
+# A UK sort code and account number written as a pair, "20-32-06 73495118" or, with a payment word
+# in the line, "793656 37995551" ("send 900 quid to …"). No check digit: the pair's shape and
+# the payment word are the evidence.
+_UK_BANK_PAIR = re.compile(
+    r"(?<![\w.,/-])(?P<sort>\d{2}(?P<sep>-?)\d{2}(?P=sep)\d{2})[ \t,/]+(?P<account>\d{8})(?![\w-]|[.,]\d)"
+)
+_PAYMENT_WORD = re.compile(
+    r"\b(?:pay|paid|send|sent|transfer|bank|quid|bacs|sort|account|acc|a/c|payee|wire|refund|deposit)\b|£",
+    re.IGNORECASE,
+)
 
 
 def find(scan: Scan) -> Iterator[Candidate]:
     text = scan.text
+    for pair in _UK_BANK_PAIR.finditer(text):
+        if pair.group("sep") or _PAYMENT_WORD.search(text, max(0, pair.start() - 80), pair.start()):
+            yield Candidate("id", *pair.span("sort"), "uk_bank_pair", PRIORITY)
+            yield Candidate("id", *pair.span("account"), "uk_bank_pair", PRIORITY)
     if "<<" in text:
         for line in _MRZ_LINE.finditer(text):
             if _mrz_check(line.group("number")) == int(line.group("check")):

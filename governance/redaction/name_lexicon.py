@@ -112,6 +112,21 @@ DEMONYMS = frozenset(
     """.split()
 )
 
+# Months and countries that are also surnames ("Mai", "May", "Ireland", "England"): after a word that
+# is not a first name they name a date or a place ("Miete Mai", "Electric Ireland"), not a person.
+MONTHS_AND_COUNTRIES = frozenset(
+    """
+    january february march april may june july august september october november december
+    januar februar märz mai juni juli oktober dezember janvier février mars avril juin juillet août
+    septembre octobre novembre décembre enero febrero marzo abril mayo junio julio agosto septiembre
+    octubre noviembre diciembre gennaio febbraio aprile maggio giugno luglio settembre ottobre
+    dicembre
+    ireland england scotland wales britain france germany spain italy portugal holland belgium austria
+    switzerland sweden norway denmark finland poland greece turkey israel egypt kenya nigeria india
+    china japan korea canada australia mexico brazil argentina chile peru africa america europe asia
+    """.split()
+)
+
 # Last words of dog breeds that are not also common surnames ("Shepherd" and "Pointer" are).
 BREED_WORDS = frozenset(
     """

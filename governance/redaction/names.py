@@ -221,6 +221,8 @@ def _vouched_for(scan: Scan, run: list[_Word], core: list[_Word]) -> bool:
         # "Mei Lin Chen": romanised given names are often listed only as surnames, but three known
         # name words in a row, none of them an everyday word ("Read Martin Weber"), are a name.
         return True
+    if second.text.casefold() in lexicon.MONTHS_AND_COUNTRIES and not head.weak_first:
+        return False  # "Miete Mai", "Electric Ireland"
     return (head.weak_first or head.unknown) and second.last and len(head.text) >= 3
 
 

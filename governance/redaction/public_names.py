@@ -9,9 +9,10 @@ Source and rule for adding an entry: the phrase is the title of its own article 
 Wikipedia and names one of: a public figure (musicians, actors, authors, scientists, politicians,
 founders, athletes) known well enough to be mentioned by name in everyday chat; a fictional
 character or a work (book, film, series, album, method); a dog or cat breed; a brand or product
-whose name is made of name-like words. A phrase that is also a common private name in its own
-right is left out (no "John Williams"). Entries are lowercase and separated by ";"; a leading
-"The" is left out ("lean startup" covers "The Lean Startup"), since "The" never starts a name.
+whose name is made of name-like words; a place whose name is made of name-like words. A phrase that
+is also a common private name in its own right is left out (no "John Williams"). Entries are
+lowercase and separated by ";"; a leading "The" is left out ("lean startup" covers "The Lean
+Startup"), since "The" never starts a name.
 
 The names recognizer drops a candidate when two or more of its words, in order, are an entry
 here. Callers can add more per write with `public_figures` (see docs/redaction.md).
@@ -114,10 +115,17 @@ yves saint laurent; dolce gabbana; john deere; harley davidson; rolls royce; ast
 ronald mcdonald; betty crocker; jack daniels; johnnie walker; jim beam
 """
 
+# Places whose names are made of name-like words ("Hong Kong account: …").
+_PLACES = """
+hong kong; sri lanka; new zealand; costa rica; puerto rico; san marino; el salvador; south africa
+saudi arabia; new york; new jersey; los angeles; san francisco; san diego; las vegas; buenos aires
+rio de janeiro; sao paulo; kuala lumpur; tel aviv; abu dhabi; santa clara; san jose; st louis
+"""
+
 #: Every phrase, lowercase, words separated by one space (hyphens and apostrophes kept).
 PHRASES: frozenset[str] = frozenset(
     " ".join(entry.split())
-    for block in (_PEOPLE, _CHARACTERS_AND_WORKS, _BREEDS, _BRANDS)
+    for block in (_PEOPLE, _CHARACTERS_AND_WORKS, _BREEDS, _BRANDS, _PLACES)
     for entry in block.replace("\n", ";").split(";")
     if len(entry.split()) >= 2
 )

@@ -323,3 +323,29 @@ def test_an_ifsc_next_to_an_account_is_left_alone():
 ])
 def test_references_templates_run_ids_and_math_are_left_alone(text):
     assert redact_text(text).findings == ()
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("can u check this before i send 900 quid: 401276 31926819", ["401276", "31926819"]),
+    ("Details: 20-32-06 73495118, thanks", ["20-32-06", "73495118"]),
+])
+def test_a_uk_sort_code_and_account_written_as_a_pair_are_ids(text, values):
+    assert ids_in(text) == values
+
+
+def test_a_six_and_an_eight_digit_number_without_a_payment_word_are_left_alone():
+    assert ids_in("Population 123456 12345678 in the census table") == []
+
+
+def test_an_aadhaar_number_in_its_printed_groups_with_a_valid_check_digit_is_an_id():
+    assert ids_in("she wrote 2345 6789 0124 on the form") == ["2345 6789 0124"]
+    assert ids_in("she wrote 2345 6789 0125 on the form") == []
+
+
+@pytest.mark.parametrize("text", [
+    "Verwendungszweck Miete Mai, bitte bis Freitag.",
+    "Supplier: Electric Ireland",
+    "Hong Kong account: HSBC 589-221643-584",
+])
+def test_months_countries_and_places_after_a_word_are_not_names(text):
+    assert "name" not in kinds_in(text)
