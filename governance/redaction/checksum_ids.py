@@ -152,6 +152,12 @@ def find(scan: Scan) -> Iterator[Candidate]:
                 break
 
 
+def valid_format(value: str) -> bool:
+    """Whether `value` whole is one of SCHEMES with valid check digits ("RSSMRA85T10A562S")."""
+    return any(shaped.shape.fullmatch(value) and _validator(shaped.scheme)(value)
+               for shaped in _SCHEMES_BY_SHAPE)
+
+
 def _mrz_check(field: str) -> int:
     values = (0 if ch == "<" else int(ch) if ch.isdigit() else ord(ch) - 55 for ch in field)
     return sum(v * _MRZ_WEIGHTS[i % 3] for i, v in enumerate(values)) % 10

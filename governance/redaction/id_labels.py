@@ -62,12 +62,12 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?-i:EGN|CNP|OIB)|emšo|emso|amka|tc[ \t_-]+kimlik(?:[ \t_-]+(?:no|numarası))?|"
         r"kimlik(?:[ \t_-]+no)?|",
         r"aadhaar(?:[ \t_-]+(?:number|no\.?|card))?|nric|hkid|mykad|teudat[ \t_-]+zehut|",
-        r"medicare(?:{_N})?|nhs(?:{_N})|health[ \t_-]+(?:insurance|card)(?:{_N})|",
-        r"kranken-?versicher(?:ten|ungs)-?(?:nummer|nr\.?)|(?-i:PPSN?)(?:{_N})?|(?-i:RRN)|"
-        r"resident[ \t_-]+registration(?:{_N})?|",
+        rf"medicare(?:{_N})?|nhs(?:{_N})|health[ \t_-]+(?:insurance|card)(?:{_N})|",
+        rf"kranken-?versicher(?:ten|ungs)-?(?:nummer|nr\.?)|(?-i:PPSN?)(?:{_N})?|(?-i:RRN)|"
+        rf"resident[ \t_-]+registration(?:{_N})?|",
         r"(?:מספר[ \t_-]+)?(?:תעודת[ \t_-]+זהות|זהות)|ת\.ז\.?|(?-i:My[ \t]?Number)|kennitala|(?-i:SNILS)|"
         r"снилс|"
-        r"(?-i:NIK|KTP|CNIC|NIN)|sa[ \t_-]+id(?:{_N})?|id[ \t_-]+nummer|legitimatie|",
+        rf"(?-i:NIK|KTP|CNIC|NIN)|sa[ \t_-]+id(?:{_N})?|id[ \t_-]+nummer|legitimatie|",
         rf"(?:dni|cpf|nir|cnp|egn|oib|nik|ktp|cnic|snils|rrn|ppsn|nino|curp|nric|hkid){_THEN_VALUE}|",
         rf"(?:sin|nie|rg|nin|cni|taj){_THEN_SIGN}|",
         rf"soc\.?[ \t_-]*sec(?:urity)?\.?(?:{_N})?|ss[ \t]*(?:#|no\.?)|",
@@ -81,10 +81,12 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"αριθμός[ \t_-]+ταυτότητας|ταυτότητα|(?-i:ΑΜΚΑ|ΑΔΤ)|ЕГН|ЈМБГ|",
         r"thẻ[ \t_-]+căn[ \t_-]+cước|căn[ \t_-]+cước(?:[ \t_-]+công[ \t_-]+dân)?|(?-i:CCCD|CMND)|",
         r"iqama|الرقم[ \t_-]+(?:القومي|الوطني|المدني)|إقامة|आधार(?:[ \t_-]+संख्या)?|",
-        r"national[ \t_-]+registration(?:{_N})?|(?-i:BVN|TCKN)|",
+        rf"national[ \t_-]+registration(?:{_N})?|(?-i:BVN|TCKN)|",
         r"(?:unique[ \t_-]+)?identification[ \t_-]+(?:number|no\.?)|id[ \t_-]*#|",
         r"s\.s\.n\.?|d\.n\.i\.?|c\.p\.f\.?|n\.i\.e\.?|n\.i\.n\.?(?=[ \t]*[:#])|",
         r"cart[ãa]o[ \t_-]+(?:de[ \t_-]+)?cidad[ãa]o|bilhete[ \t_-]+de[ \t_-]+identidade|",
+        r"(?:numéro|n[°º]|no\.?)[ \t_-]+de[ \t_-]+sécu|"
+        r"(?:south[ \t_-]+african|sa)[ \t_-]+id(?:entity)?(?:[ \t_-]+number)?|",
     ),
     "passport": (
         rf"passport(?:{_N})?|passports|pass\.?-?nr\.?|pass-?nummer|passnummer|reisepass(?:nummer|-?nr\.?)?|",
@@ -122,7 +124,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?-i:NIP)|regon|btw(?:-?(?:nummer|nr\.?|id))?|fiscaal[ \t_-]+nummer|rsin|",
         r"organisationsnummer|org\.?[ \t]?nr\.?|(?-i:ΑΦΜ|ИНН)|vergi(?:[ \t_-]+(?:kimlik|numarası|no))+|"
         r"momsnummer|moms(?:-?nr\.?)|skattenummer|skatteregistreringsnummer|y-tunnus|alv-?numero|",
-        r"gst(?:in)?(?:{_N})?|(?-i:ABN|ACN|IRD|NPWP|INN)(?:{_N})?|(?-i:PAN)(?:[ \t_-]+card)?(?:{_N})?|",
+        rf"gst(?:in)?(?:{_N})?|(?-i:ABN|ACN|IRD|NPWP|INN)(?:{_N})?|(?-i:PAN)(?:[ \t_-]+card)?(?:{_N})?|",
         rf"(?:itin|utr|tfn|cuit|cuil|nif|cif|ruc|abn|acn|ird|npwp|nipc|nuit|ntn){_THEN_VALUE}|",
         rf"(?:ein|tin|pan|rut|nit|inn|rfc){_THEN_SIGN}|",
         r"st\.?-?nr\.?|(?-i:UID)(?:-?(?:nummer|nr\.?))?|"

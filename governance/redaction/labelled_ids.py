@@ -22,6 +22,7 @@ import bisect
 import re
 from collections.abc import Iterator
 
+from .checksum_ids import valid_format
 from .findings import Candidate
 from .id_labels import CJK_LABEL, LABEL, LABEL_STARTS, NUMBER_WORDS, may_start_label, subkind_of
 from .scan import Scan
@@ -87,6 +88,7 @@ _COUNT_AFTER = re.compile(
     r"records?|customers?|accounts?|members?|requests?)(?![^\W_])",
     re.IGNORECASE,
 )
+_DOTTED = re.compile(r"\d{1,3}(?:\.\d{3}){2,}")
 _PLAIN_NUMBER = re.compile(r"\d+(?:[.,' ]\d+)*")
 # A label whose value is already redacted ("account [id]", when the output is scanned again) has
 # its value: it must not reach for another number further away.
@@ -277,7 +279,10 @@ def _is_identifier(
         return False
     if _DATE.fullmatch(value) or _COMPACT_DATE.fullmatch(value) or _NUMBER_OF_YEAR.fullmatch(value):
         return False
-    if _YEAR.fullmatch(value) or _VERSION.fullmatch(value) or _AMOUNT.fullmatch(value):
+    # Identity numbers written with thousands dots ("Cédula No. 1.020.304.050", "DNI 12.345.678")
+    # have the shape of an amount or a version; after an identity or tax label they are neither.
+    dotted_id = subkind in ("national_id", "tax_number") and _DOTTED.fullmatch(value)
+    if _YEAR.fullmatch(value) or (not dotted_id and (_VERSION.fullmatch(value) or _AMOUNT.fullmatch(value))):
         return False
     if _CURRENCY_BEFORE.search(text, max(0, start - 6), start):
         return False
@@ -288,6 +293,8 @@ def _is_identifier(
 
 def _lower_case_identifier(value: str, digits: int, label: str) -> bool:
     if value[-1] == "k" and not any(ch.islower() for ch in value[:-1]):
+        return True
+    if valid_format(value.upper()):  # "rssmra85t10a562s": a codice fiscale typed in lower case
         return True
     if digits < 5 or label.lower() in _WEAK_LABELS or _HEX.fullmatch(value.lower()):
         return False

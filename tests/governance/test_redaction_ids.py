@@ -349,3 +349,26 @@ def test_an_aadhaar_number_in_its_printed_groups_with_a_valid_check_digit_is_an_
 ])
 def test_months_countries_and_places_after_a_word_are_not_names(text):
     assert "name" not in kinds_in(text)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("My NHS number is 943 476 5919", "943 476 5919"),
+    ("GSTIN: 27AAPFU0939F1ZV", "27AAPFU0939F1ZV"),
+    ("codice fiscale rssmra85t10a562s", "rssmra85t10a562s"),
+    ("n° de sécu 1 84 12 76 451 089 46", "1 84 12 76 451 089 46"),
+    ("ID: 7512155009087 (South African ID)", "7512155009087"),
+    ("Cédula de ciudadanía No. 1.020.304.050", "1.020.304.050"),
+    ("DNI 12.345.678 en el formulario", "12.345.678"),
+])
+def test_identity_numbers_in_their_usual_spellings(text, value):
+    assert ids_in(text) == [value]
+    assert "phone" not in kinds_in(text)
+
+
+@pytest.mark.parametrize("text", [
+    "account balance: 1.234.567 EUR",
+    "Customer count 1.200.000",
+    "NIF version 1.2.3",
+])
+def test_dotted_amounts_and_versions_after_a_label_are_left_alone(text):
+    assert ids_in(text) == []
