@@ -26,7 +26,7 @@ _N = rf"(?:[ \t_-]*(?:{NUMBER_WORDS}))"  # a number word after the label ("tax_i
 _SEP = r"[ \t.-]?"  # "NI number", "NI-number", "N.I. number"
 # After an acronym written in lower case ("dni", "cpf", "ein"): a colon, "#", "=", a number word
 # or a digit must follow, because in lower case several are words ("sin", "nie", "ein", "pan").
-_THEN_VALUE = r"(?=[ \t]*[:#=]|[ \t_-]*(?:no\.?|nr\.?|number|num\.?)(?![^\W_])|[ \t]+\d)"
+_THEN_VALUE = r"(?=[ \t]*[:#=]|[ \t_-]*(?:no\.?|nr\.?|number|num\.?)(?![^\W_])|[ \t]+(?:(?:is|was)[ \t]+)?\d)"
 _THEN_SIGN = r"(?=[ \t]*[:#=]|[ \t_-]*(?:no\.?|nr\.?|number|num\.?)(?![^\W_])|[ \t]+(?:is|was)[ \t]+\d)"
 
 # subkind -> label alternatives (regex fragments, matched case-insensitively between word boundaries)
@@ -83,7 +83,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"iqama|الرقم[ \t_-]+(?:القومي|الوطني|المدني)|إقامة|आधार(?:[ \t_-]+संख्या)?|",
         rf"national[ \t_-]+registration(?:{_N})?|(?-i:BVN|TCKN)|",
         r"(?:unique[ \t_-]+)?identification[ \t_-]+(?:number|no\.?)|id[ \t_-]*#|",
-        r"s\.s\.n\.?|d\.n\.i\.?|c\.p\.f\.?|n\.i\.e\.?|n\.i\.n\.?(?=[ \t]*[:#])|",
+        r"(?-i:NI)(?=[ \t]*[:#])|s\.s\.n\.?|d\.n\.i\.?|c\.p\.f\.?|n\.i\.e\.?|n\.i\.n\.?(?=[ \t]*[:#])|",
         r"cart[ãa]o[ \t_-]+(?:de[ \t_-]+)?cidad[ãa]o|bilhete[ \t_-]+de[ \t_-]+identidade|",
         r"(?:numéro|n[°º]|no\.?)[ \t_-]+de[ \t_-]+sécu|"
         r"(?:south[ \t_-]+african|sa)[ \t_-]+id(?:entity)?(?:[ \t_-]+number)?|",
@@ -208,7 +208,8 @@ LABELS: dict[str, tuple[str, ...]] = {
     "routing_code": (
         rf"routing(?:[ \t_-]+(?:transit))?(?:{_N})?|"
         rf"(?-i:ABA|RTN)(?:{_N})?|aba[ \t_-]+(?:routing|number|no\.?)|",
-        rf"sort[ \t_-]*code|s/c|(?-i:BSB)(?:{_N})?|bsb{_THEN_VALUE}|",
+        rf"sort[ \t_-]*code|sort(?=[ \t:]+\d{{2}}-?\d{{2}}-?\d{{2}}(?!\d))|"
+        rf"s/c|(?-i:BSB)(?:{_N})?|bsb{_THEN_VALUE}|",
         r"transit(?:[ \t_-]+(?:number|no\.?|#))?|institution(?:[ \t_-]+(?:number|no\.?|#|code))?|",
         r"(?-i:BLZ)|bankleitzahl|clearing-?(?:nummer|nr\.?|number|no\.?)|clearingnummer|reg\.?[ \t_-]*nr\.?|",
         r"agência|ag\.|sucursal|branch[ \t_-]+(?:code|number|no\.?)",

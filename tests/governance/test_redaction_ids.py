@@ -372,3 +372,8 @@ def test_identity_numbers_in_their_usual_spellings(text, value):
 ])
 def test_dotted_amounts_and_versions_after_a_label_are_left_alone(text):
     assert ids_in(text) == []
+
+
+def test_chat_abbreviations_for_an_account_and_its_sort_code():
+    assert ids_in("my acc is 31926819 sort 40-11-62") == ["31926819", "40-11-62"]
+    assert ids_in("sort 12345 rows then sort 2 columns") == []
