@@ -29,6 +29,8 @@ from .scan import Scan
 
 # Above cue-based account ids (70): a label read with its grouped value is the longer, better answer.
 PRIORITY = 74
+# Below phones (60): a number a few words from a label may be a phone the phone rules have a cue for.
+PRIORITY_FAR = 58
 
 # Signs between a label and its value.
 _SKIP_SIGNS = re.compile(
@@ -51,6 +53,7 @@ _NOT_FILLERS = frozenset(
     since until from created opened closed updated expires expired valid balance total limit count size
     has had have holds with grew reached age year years date dated amount photo holder holders page pages
     fee fees rows records users count total sum ends ending last first
+    recovery backup verification security otp pin password passcode reset confirmation
     """.split()
 )
 # Of those, the ones that say so from anywhere between a far label and a number ("the account
@@ -85,7 +88,7 @@ _QUANTITY_AFTER = re.compile(
 # sort code ("20-32-06 Account number …") it is the next label.
 _COUNT_AFTER = re.compile(
     r"[ \t]*(?:days?|hours?|users?|items?|times?|years?|months?|pages?|characters?|chars?|digits?|rows?|"
-    r"records?|customers?|accounts?|members?|requests?)(?![^\W_])",
+    r"records?|customers?|accounts?|members?|requests?|units?|pieces?|pcs|people|persons?)(?![^\W_])",
     re.IGNORECASE,
 )
 _DOTTED = re.compile(r"\d{1,3}(?:\.\d{3}){2,}")
@@ -134,8 +137,8 @@ _CJK = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 def find(scan: Scan) -> Iterator[Candidate]:
     text = scan.text
-    labels = list(_labels(text))
-    accounts = [label.start() for label in labels if subkind_of(label) in _ACCOUNT_SUBKINDS]
+    labels = sorted(_labels(text), key=lambda label: subkind_of(label) == "routing_code")
+    accounts: list[int] = []  # where labelled account numbers and IBANs were found
     for label in labels:
         subkind = subkind_of(label)
         if subkind == "routing_code" and not _near(accounts, label.start()):
@@ -143,31 +146,37 @@ def find(scan: Scan) -> Iterator[Candidate]:
         found = _value(text, label, subkind)
         if found is None:
             continue
-        start, end = found
+        start, end, far = found
+        if subkind in _ACCOUNT_SUBKINDS:
+            bisect.insort(accounts, start)
         rule = f"{'account_number' if subkind == 'routing_code' else subkind}_label"
-        yield Candidate("id", start, end, rule, PRIORITY)
+        # A value a few words from its label yields to a phone ("call the bank at 0800 … about my
+        # account"): the phone rules have seen a phone cue there.
+        yield Candidate("id", start, end, rule, PRIORITY_FAR if far else PRIORITY)
         for more_start, more_end in _same_shape_later(text, start, end):
             yield Candidate("id", more_start, more_end, rule, PRIORITY)
     if any(sep in text for sep in _CELL_SEPARATORS) and "\n" in text:
         yield from _table_columns(text)
 
 
-def _value(text: str, label: re.Match[str], subkind: str) -> tuple[int, int] | None:
+def _value(text: str, label: re.Match[str], subkind: str) -> tuple[int, int, bool] | None:
     """The value `label` names: right after it (or on the next line, under a label that ends its
     line), right before it, or further away in its sentence when the value is unmistakable."""
     name = label.group()
     found = _value_after(text, label.end())
     if found is not None and _is_identifier(text, found[0], found[1], subkind, fillers=found[2], label=name):
-        return found[0], found[1]
+        return found[0], found[1], False
     before = _value_before(text, label.start())
     if before is not None and _is_identifier(text, before[0], before[1], subkind, label=name):
-        return before[0], before[1]
+        return before[0], before[1], False
     if _PLACEHOLDER_AFTER.match(text, label.end()):
         return None
     for far in (_far_after(text, label.end()), _far_before(text, label.start())):
-        if far is not None and _is_strong(text, *far, subkind) and _is_identifier(
+        if far is None or _after_another_label(text, far[0]):
+            continue
+        if _is_strong(text, *far, subkind, weak=name.lower() in _WEAK_LABELS) and _is_identifier(
                 text, far[0], far[1], subkind, fillers=1, label=name):
-            return far
+            return far[0], far[1], True
     return None
 
 
@@ -348,14 +357,22 @@ def _only_words(between: str) -> bool:
     return not any(word.lower() in _NOT_BETWEEN for word in words)
 
 
-def _is_strong(text: str, start: int, end: int, subkind: str) -> bool:
-    """A value that reads as an identifier without its label right beside it: six digits or more,
-    or a document number mixing capitals and digits, not right after a word naming another number."""
+def _after_another_label(text: str, start: int) -> bool:
+    """Whether a label stands right before `start` ("BSB 062-000"): the value is that label's."""
+    window = text[max(0, start - 40):start]
+    return any(LABEL.fullmatch(window, m.start(), len(window.rstrip(" \t:#=")))
+               for m in _WORD.finditer(window) if may_start_label(m.group()))
+
+
+def _is_strong(text: str, start: int, end: int, subkind: str, *, weak: bool = False) -> bool:
+    """A value that reads as an identifier without its label right beside it: six digits or more
+    (seven after an everyday word such as "account"), or a document number mixing capitals and
+    digits, not right after a word naming another number."""
     value = text[start:end]
     digits = sum(ch.isdigit() for ch in value)
     letters = sum(ch.isalpha() for ch in value)
     document = subkind in ("passport", "national_id") and digits >= 2 and letters and digits + letters >= 8
-    if digits < 6 and not document:
+    if digits < (7 if weak else 6) and not document:
         return False
     return not _OTHER_NUMBER_BEFORE.search(text, max(0, start - 30), start)
 

@@ -377,3 +377,16 @@ def test_dotted_amounts_and_versions_after_a_label_are_left_alone(text):
 def test_chat_abbreviations_for_an_account_and_its_sort_code():
     assert ids_in("my acc is 31926819 sort 40-11-62") == ["31926819", "40-11-62"]
     assert ids_in("sort 12345 rows then sort 2 columns") == []
+
+
+@pytest.mark.parametrize("text", [
+    "Tax: 19% VAT on 1234567 units",
+    "account recovery code: 8812-4471-2209",
+    "BSB 062-000 is the branch in Sydney CBD, account opening hours 9-5.",
+])
+def test_far_labels_leave_counts_codes_and_other_labels_values_alone(text):
+    assert ids_in(text) == []
+
+
+def test_a_phone_a_few_words_before_an_account_label_stays_a_phone():
+    assert kinds_in("Call the bank at 0800 123 4567 about my account") == ["phone"]
