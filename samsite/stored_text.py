@@ -76,7 +76,7 @@ COLUMNS: dict[str, Stored] = {
     "django_session.session_data": own("Django's signed session: a user id and an auth hash"),
     # django-q2: jobs take ids (and the path of an upload under var/imports), no user text
     "django_q_task.id": SAM_ID,
-    "django_q_task.name": own("a task's name: its kind and the id of what it works on"),
+    "django_q_task.name": label("a job's name: its kind and the ids or slug of what it works on"),
     "django_q_task.func": own("a dotted path of SAM's code"),
     "django_q_task.hook": own("a dotted path of SAM's code"),
     "django_q_task.args": own("a job's arguments: ids"),
@@ -124,8 +124,10 @@ COLUMNS: dict[str, Stored] = {
     "governance_datakey.wrapped": sealed("a data key, wrapped by a master key"),
     "governance_idempotencykey.key": label("a client's retry key, compared for equality on retries"),
     "governance_idempotencykey.endpoint": own("the route a key was used on"),
-    "governance_idempotencykey.request_digest": RANDOM_HASH,
-    "governance_idempotencykey.answer": own("the first answer to replay: ids, counts, redaction reports"),
+    "governance_idempotencykey.request_digest": own("a digest of the request body: a reused key with another "
+                                                    "body is refused"),
+    "governance_idempotencykey.answer": label("the first answer to replay: ids (a memory's, which a client "
+                                              "may choose), counts, redaction reports"),
     "audit_auditevent.action": CHOICE,
     "audit_auditevent.actor_label": label("the audit log must say who acted after the user is gone"),
     "audit_auditevent.space_slug": label("the same, for a space that is gone"),
