@@ -21,10 +21,11 @@ def _as_json(value: Any) -> Any:
 
 
 def _already_sealed(cursor, table: str, column: str) -> bool:
-    cursor.execute("SELECT data_type FROM information_schema.columns WHERE table_schema = current_schema() "
-                   "AND table_name = %s AND column_name = %s", [table, column])
+    # The table as the search path finds it (as the ALTERs below do).
+    cursor.execute("SELECT atttypid = 'bytea'::regtype FROM pg_attribute "
+                   "WHERE attrelid = %s::regclass AND attname = %s AND NOT attisdropped", [table, column])
     row = cursor.fetchone()
-    return row is not None and row[0] == "bytea"
+    return row is not None and row[0]
 
 
 def seal_columns(schema_editor, *, table: str, columns: dict[str, str], space_sql: str,

@@ -75,4 +75,14 @@ class Migration(migrations.Migration):
             ],
             database_operations=[migrations.RunPython(seal, unseal)],
         ),
+        # Key rotation re-seals every sealed column, topic tags now among them: the
+        # append-only trigger lets exactly those change.
+        migrations.RunSQL(
+            "DROP TRIGGER IF EXISTS session_event_append_only ON prd_sessionevent; "
+            "CREATE TRIGGER session_event_append_only BEFORE UPDATE ON prd_sessionevent "
+            "FOR EACH ROW EXECUTE FUNCTION prd_log_refuse_update('text', 'data', 'refs', 'topic_tags');",
+            reverse_sql="DROP TRIGGER IF EXISTS session_event_append_only ON prd_sessionevent; "
+            "CREATE TRIGGER session_event_append_only BEFORE UPDATE ON prd_sessionevent "
+            "FOR EACH ROW EXECUTE FUNCTION prd_log_refuse_update('text', 'data', 'refs');",
+        ),
     ]
