@@ -60,11 +60,13 @@ def test_an_import_stores_its_name_report_and_error_sealed_and_without_server_pa
     # Then it reads back without the folders and paths
     stored = ChatImport.objects.get(pk=chat_import.pk)
     assert stored.file_name == "history.jsonl"
-    assert stored.report == {"errors": [{"origin": "s1.jsonl", "item": "line 1", "reason": "cannot read ~/.claude/x"}]}
+    assert stored.report == {"errors": [{"origin": "s1.jsonl", "item": "line 1",
+                                         "reason": "cannot read ~/.claude/x"}]}
     assert stored.error == "failed at history.jsonl"
     # ...and the database holds each sealed under the space's key
     with connection.cursor() as cursor:
-        cursor.execute("SELECT file_name, report, error FROM memories_chatimport WHERE id = %s", [chat_import.pk])
+        cursor.execute("SELECT file_name, report, error FROM memories_chatimport WHERE id = %s",
+                       [chat_import.pk])
         row = cursor.fetchone()
     for raw, column in zip(row, ("file_name", "report", "error"), strict=True):
         assert b"history" not in bytes(raw) and b"claude" not in bytes(raw), column
