@@ -80,7 +80,8 @@ COLUMNS: dict[str, Stored] = {
     "django_q_task.func": own("a dotted path of SAM's code"),
     "django_q_task.hook": own("a dotted path of SAM's code"),
     "django_q_task.args": own("a job's arguments: ids"),
-    "django_q_task.kwargs": own("a job's arguments: ids and the server path of an upload"),
+    "django_q_task.kwargs": own("a job's arguments, pickled: ids, and an upload's server path with its base "
+                                "name (docs/security.md, 'What still leaks')"),
     "django_q_task.result": own("a job's return value: ids and counts"),
     "django_q_task.group": own("a task group SAM names"),
     "django_q_task.cluster": own("the cluster's name"),
