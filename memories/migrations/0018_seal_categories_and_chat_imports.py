@@ -39,8 +39,13 @@ def unseal(apps, schema_editor):
     open_columns(schema_editor, table="memories_category",
                  columns={"display_name": "varchar(80)", "description": "varchar(300)"})
     open_columns(schema_editor, table="memories_category", columns={"keywords": "jsonb"})
-    schema_editor.execute("ALTER TABLE memories_category ALTER COLUMN keywords TYPE varchar(40)[] "
-                          "USING ARRAY(SELECT jsonb_array_elements_text(keywords))::varchar(40)[]")
+    # Back to an array (ALTER ... USING takes no subquery, an UPDATE does).
+    for sql in ("ALTER TABLE memories_category ADD COLUMN keywords__array varchar(40)[]",
+                "UPDATE memories_category SET keywords__array = ARRAY(SELECT jsonb_array_elements_text(keywords))",
+                "ALTER TABLE memories_category DROP COLUMN keywords",
+                "ALTER TABLE memories_category RENAME COLUMN keywords__array TO keywords",
+                "ALTER TABLE memories_category ALTER COLUMN keywords SET NOT NULL"):
+        schema_editor.execute(sql)
     open_columns(schema_editor, table="memories_chatimport",
                  columns={"file_name": "varchar(255)", "report": "jsonb", "error": "varchar(500)"})
 

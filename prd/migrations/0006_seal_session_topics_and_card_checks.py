@@ -34,8 +34,14 @@ def unseal(apps, schema_editor):
 
     schema_editor.execute("ALTER TABLE prd_sessionevent DISABLE TRIGGER USER")
     open_columns(schema_editor, table="prd_sessionevent", columns={"topic_tags": "jsonb"})
-    schema_editor.execute("ALTER TABLE prd_sessionevent ALTER COLUMN topic_tags TYPE varchar(64)[] "
-                          "USING ARRAY(SELECT jsonb_array_elements_text(topic_tags))::varchar(64)[]")
+    # Back to an array (ALTER ... USING takes no subquery, an UPDATE does).
+    for sql in ("ALTER TABLE prd_sessionevent ADD COLUMN topic_tags__array varchar(64)[]",
+                "UPDATE prd_sessionevent SET topic_tags__array = "
+                "ARRAY(SELECT jsonb_array_elements_text(topic_tags))",
+                "ALTER TABLE prd_sessionevent DROP COLUMN topic_tags",
+                "ALTER TABLE prd_sessionevent RENAME COLUMN topic_tags__array TO topic_tags",
+                "ALTER TABLE prd_sessionevent ALTER COLUMN topic_tags SET NOT NULL"):
+        schema_editor.execute(sql)
     schema_editor.execute("ALTER TABLE prd_sessionevent ENABLE TRIGGER USER")
     open_columns(schema_editor, table="prd_memorycard",
                  columns={"scope_branch": "varchar(200)", "validator": "varchar(100)"})
