@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from governance.crypto import cipher
+from governance.crypto import cipher, rotation
 from memories.capture import uploads
 from memories.models import Category, ChatImport
 from prd.sessions.models import AgentSession, CardValidation, MemoryCard, SessionEvent
@@ -89,3 +89,24 @@ def test_rows_stored_before_the_migrations_come_out_sealed_and_readable():
     card = MemoryCard.objects.get(pk=card.pk)
     assert (card.scope_branch, card.validator) == ("main", "sam.rules.ttl")
     assert CardValidation.objects.get(pk=check.pk).validator == "ci"
+
+
+@pytest.mark.django_db
+def test_key_rotation_re_seals_the_newly_sealed_columns_too():
+    # Given a session event with topic tags and a category, sealed under the space's key
+    space = SpaceFactory(slug="rotating")
+    session = AgentSession.objects.create(space=space, key="k2", title="Rotate")
+    event = SessionEvent.objects.create(session=session, sequence=1, event_id="e1", event_type="chat_turn",
+                                        source="chat", ts=session.created_at, topic_tags=["keys"], hash="h")
+    category = Category.objects.create(space=space, name="keys", display_name="Key notes", keywords=["key"])
+
+    # When the space's key is rotated and everything re-encrypted (the append-only trigger of
+    # session events lets the sealed columns, topic tags among them, be re-sealed)
+    new_id = rotation.rotate_data_key(space.pk)
+    rotation.reencrypt(batch=10)
+
+    # Then both are sealed under the new key and read as before
+    assert cipher.key_id_of(raw("prd_sessionevent", "topic_tags", event.pk)) == new_id
+    assert cipher.key_id_of(raw("memories_category", "keywords", category.pk)) == new_id
+    assert SessionEvent.objects.get(pk=event.pk).topic_tags == ["keys"]
+    assert Category.objects.get(pk=category.pk).keywords == ["key"]
