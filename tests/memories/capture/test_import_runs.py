@@ -16,13 +16,13 @@ from django.core.management import call_command
 from django.utils import timezone
 from django_q.models import Schedule
 
-from memories.capture import conversations, jobs, runs, uploads
+from memories.capture import conversations, runs, uploads
 from memories.models import ChatImport, ChatImportStatus, Memory
 from memories.tasks import chat_import_run
 
 pytestmark = pytest.mark.django_db
 
-HISTORY = (json.dumps({"conversation_id": "c1", "role": "user", "content": "I speak German."}) + "\n").encode()
+HISTORY = json.dumps({"conversation_id": "c1", "role": "user", "content": "I speak German."}).encode()
 
 
 @pytest.fixture(autouse=True)
@@ -51,7 +51,8 @@ def upload_path(chat_import: ChatImport) -> str:
 
 def running_since(chat_import: ChatImport, started_at) -> ChatImport:
     """The import as a job that claimed it at `started_at` and then died leaves it."""
-    ChatImport.objects.filter(pk=chat_import.pk).update(status=ChatImportStatus.RUNNING, started_at=started_at)
+    ChatImport.objects.filter(pk=chat_import.pk).update(status=ChatImportStatus.RUNNING,
+                                                        started_at=started_at)
     return ChatImport.objects.get(pk=chat_import.pk)
 
 
@@ -66,7 +67,8 @@ def test_a_job_delivered_twice_imports_once(capturing, user):
     assert again["status"] == "not queued"
     assert Memory.objects.count() == 1
     stored = ChatImport.objects.get(pk=chat_import.pk)
-    assert stored.started_at is not None and stored.finished_at >= stored.started_at
+    assert stored.started_at is not None
+    assert stored.finished_at >= stored.started_at
 
 
 def test_a_job_finding_its_import_running_leaves_it_to_the_run_that_claimed_it(capturing, user):
@@ -75,15 +77,17 @@ def test_a_job_finding_its_import_running_leaves_it_to_the_run_that_claimed_it(c
     assert runs.run(chat_import.pk, lambda _: {"ran": True}) is None
 
     stored = ChatImport.objects.get(pk=chat_import.pk)
-    assert stored.status == ChatImportStatus.RUNNING and stored.report == {}
+    assert stored.status == ChatImportStatus.RUNNING
+    assert stored.report == {}
     assert uploads.folder(chat_import.pk).exists()  # the claiming run still reads it
 
 
 def test_the_janitor_fails_an_import_running_past_its_job_s_timeout_and_deletes_the_upload(capturing, user,
                                                                                             on_commit):
     now = timezone.now()
-    dead = running_since(queued(capturing, user, "dead.jsonl"), now - runs.stuck_after() - timedelta(seconds=1))
-    alive = running_since(queued(capturing, user, "alive.jsonl"), now - runs.stuck_after() + timedelta(seconds=60))
+    limit = runs.stuck_after()
+    dead = running_since(queued(capturing, user, "dead.jsonl"), now - limit - timedelta(seconds=1))
+    alive = running_since(queued(capturing, user, "alive.jsonl"), now - limit + timedelta(seconds=60))
     waiting = queued(capturing, user, "waiting.jsonl")
     ChatImport.objects.filter(pk=waiting.pk).update(created_at=now - timedelta(days=2))
 
@@ -91,7 +95,8 @@ def test_the_janitor_fails_an_import_running_past_its_job_s_timeout_and_deletes_
         assert runs.reap(now=now) == [dead.pk]
 
     failed = ChatImport.objects.get(pk=dead.pk)
-    assert failed.status == ChatImportStatus.FAILED and failed.finished_at is not None
+    assert failed.status == ChatImportStatus.FAILED
+    assert failed.finished_at is not None
     assert "Upload the history again" in failed.error
     assert not uploads.folder(dead.pk).exists()
     assert ChatImport.objects.get(pk=alive.pk).status == ChatImportStatus.RUNNING
@@ -102,7 +107,8 @@ def test_the_janitor_fails_an_import_running_past_its_job_s_timeout_and_deletes_
 
 def test_an_import_running_from_before_start_times_were_kept_is_judged_by_its_creation(capturing, user):
     old = running_since(queued(capturing, user), None)
-    ChatImport.objects.filter(pk=old.pk).update(created_at=timezone.now() - runs.stuck_after() - timedelta(minutes=1))
+    long_ago = timezone.now() - runs.stuck_after() - timedelta(minutes=1)
+    ChatImport.objects.filter(pk=old.pk).update(created_at=long_ago)
 
     assert runs.reap() == [old.pk]
 
@@ -136,7 +142,8 @@ def test_a_run_that_ends_after_the_janitor_failed_it_keeps_the_janitor_s_verdict
 
     stored = ChatImport.objects.get(pk=chat_import.pk)
     assert stored.status == ChatImportStatus.FAILED
-    assert stored.report == {} and "job stopped" in stored.error
+    assert stored.report == {}
+    assert "job stopped" in stored.error
 
 
 def test_a_job_stopped_by_its_timeout_records_why_and_still_deletes_the_upload(capturing, user):
@@ -149,7 +156,8 @@ def test_a_job_stopped_by_its_timeout_records_why_and_still_deletes_the_upload(c
         runs.run(chat_import.pk, work)
 
     stored = ChatImport.objects.get(pk=chat_import.pk)
-    assert stored.status == ChatImportStatus.FAILED and "timeout" in stored.error
+    assert stored.status == ChatImportStatus.FAILED
+    assert "timeout" in stored.error
     assert not uploads.folder(chat_import.pk).exists()
 
 
@@ -165,7 +173,8 @@ def test_the_import_failed_as_stuck_shows_why_and_a_new_upload_imports_the_histo
         runs.reap()
 
     shown = api.get(f"/api/v1/chat-imports/{stuck.pk}/").json()
-    assert shown["status"] == "failed" and shown["extraction_done"]
+    assert shown["status"] == "failed"
+    assert shown["extraction_done"]
     assert "Upload the history again" in shown["error"]
     with on_commit():
         again = api.post(f"/api/v1/spaces/{capturing.slug}/chat-imports/",
@@ -178,7 +187,8 @@ def test_the_import_failed_as_stuck_shows_why_and_a_new_upload_imports_the_histo
 def test_the_janitor_is_scheduled_and_runs_from_sam_maintenance(capturing, user):
     call_command("sam_schedules", verbosity=0)
     schedule = Schedule.objects.get(func="memories.tasks.chat_imports_reap")
-    assert schedule.schedule_type == Schedule.MINUTES and schedule.minutes == 10
+    assert schedule.schedule_type == Schedule.MINUTES
+    assert schedule.minutes == 10
     stuck = running_since(queued(capturing, user), timezone.now() - runs.stuck_after() - timedelta(minutes=1))
 
     out = io.StringIO()
