@@ -68,6 +68,8 @@ def finish(chat_import: ChatImport, *, status: str, report: dict[str, Any] | Non
         if current is None or current.status != ChatImportStatus.RUNNING:
             logger.warning("import %s ended after it was failed as stuck; its outcome is not kept",
                            chat_import.pk)
+            if current is not None:  # the caller sees the verdict that stands
+                chat_import.status, chat_import.error = current.status, current.error
             return False
         chat_import.status, chat_import.error = status, error[:500]
         if report is not None:

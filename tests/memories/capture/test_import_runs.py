@@ -138,8 +138,9 @@ def test_a_run_that_ends_after_the_janitor_failed_it_keeps_the_janitor_s_verdict
         runs.reap(now=timezone.now() + runs.stuck_after() + timedelta(seconds=1))
         return {"memories_created": 0}
 
-    runs.run(chat_import.pk, work)
+    ended = runs.run(chat_import.pk, work)
 
+    assert ended.status == ChatImportStatus.FAILED  # what the job reports, too
     stored = ChatImport.objects.get(pk=chat_import.pk)
     assert stored.status == ChatImportStatus.FAILED
     assert stored.report == {}
