@@ -174,6 +174,7 @@ def test_the_import_failed_as_stuck_shows_why_and_a_new_upload_imports_the_histo
         runs.reap()
 
     shown = api.get(f"/api/v1/chat-imports/{stuck.pk}/").json()
+    assert shown["started_at"] is not None
     assert shown["status"] == "failed"
     assert shown["extraction_done"]
     assert "Upload the history again" in shown["error"]
