@@ -1,0 +1,196 @@
+"""Markup that can pose as a prompt's structure or carry data out, made inert.
+
+- Chat-template tokens and fake system prompts: ChatML (`<|im_start|>`), Llama (`[INST]`,
+  `<<SYS>>`), `<system>`-style role tags and role headings (`### System:`, a line that
+  starts `Assistant:`). Their brackets turn into look-alikes (‹ › ⟦ ⟧), so a reader still
+  sees what was written but no template or parser takes it for a turn.
+- Tool calls written as text: XML tool tags (`<tool_call>`, `<function_calls>`, `<invoke>`)
+  the same way, and JSON objects shaped like a call (a name with arguments, `tool_calls`,
+  `function_call`) with their braces made look-alikes (⦃ ⦄).
+- What a renderer fetches or a click sends: Markdown images and HTML `<img>` with a remote
+  address, and links (Markdown, reference-style, or bare) whose address carries a query
+  string or a template (`{…}`, `$VAR`, `%7B…`). They become plain text naming the host and
+  path, without the query. A link with no query, and a bare address without a template
+  (documentation URLs), stay as they are.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+_SPECIAL_TOKEN = re.compile(r"<\|\s*[\w.:/-]{1,40}\s*\|>")
+_LLAMA = re.compile(r"\[\s*/?\s*(INST|SYS)\s*\]|<<\s*/?\s*SYS\s*>>|</?s>(?=\s|$|\[|<)", re.IGNORECASE)
+_ROLE_WORDS = r"system|assistant|developer|user|human|tool|function|model|ai|bot|instructions?|prompt|im_start|im_end"
+_TOOL_WORDS = (r"tool_calls?|tool_use|tool_result|tool_code|function_calls?|function_results?|invoke|"
+               r"parameter|function|antml:[\w:-]+|sam_user_memory|context|memory|untrusted[\w-]*|data")
+# Role and tool tags, opening or closing, with or without attributes.
+_ROLE_TAG = re.compile(rf"</?\s*(?:{_ROLE_WORDS}|{_TOOL_WORDS})(?:\s[^<>]{{0,200}})?/?>", re.IGNORECASE)
+_ROLE_HEADING = re.compile(
+    r"^(?P<lead>[ \t>*_-]*(?:#{1,6}[ \t]*)?\**\[?)(?P<role>system|assistant|developer|human|user|ai)"
+    r"(?P<tail>\]?\**[ \t]*(?:\(\w+\))?[ \t]*:)",
+    re.IGNORECASE | re.MULTILINE)
+# Only headings, or the system/assistant/developer label, count at the start of a line:
+# "User: alice" in a log is ordinary.
+_STRONG_ROLES = frozenset({"system", "assistant", "developer"})
+_HTML_FETCH = re.compile(r"<\s*(?:img|image|script|iframe|object|embed|link|meta|svg|video|audio|source|form|"
+                         r"input|base|style)\b[^<>]{0,500}>", re.IGNORECASE)
+_HTML_ANCHOR = re.compile(r"<\s*a\s[^<>]*href\s*=\s*[\"']?(?P<url>[^\"'\s>]+)[^<>]*>", re.IGNORECASE)
+_MD_IMAGE = re.compile(r"!\[(?P<alt>[^\]\n]{0,300})\]\(\s*<?(?P<url>[^)\s>]{0,2000})>?(?:\s+\"[^\"\n]*\")?\s*\)")
+_MD_LINK = re.compile(r"(?<!!)\[(?P<text>[^\]\n]{0,300})\]\(\s*<?(?P<url>[^)\s>]{0,2000})>?(?:\s+\"[^\"\n]*\")?\s*\)")
+_MD_REF_IMAGE = re.compile(r"!\[(?P<alt>[^\]\n]{0,300})\]\[(?P<ref>[^\]\n]{0,100})\]")
+_MD_REF_DEF = re.compile(r"^(?P<lead>[ \t]{0,3}\[[^\]\n]{1,100}\]:[ \t]*)<?(?P<url>\S{1,2000}?)>?(?=[ \t]|$)",
+                         re.MULTILINE)
+_BARE_URL = re.compile(r"(?<![\w/(\[<\"'=])(?:https?:)?//[^\s<>()\[\]\"'`]{3,2000}", re.IGNORECASE)
+_TEMPLATE = re.compile(r"\{[^{}]{0,100}\}|\$\{?[A-Za-z_]\w*|%7[Bb]|%24|<[^<>]{1,60}>|\[[A-Z_]{3,}\]|"
+                       r"\b(?:SECRET|TOKEN|PASSWORD|API_KEY|DATA|CONVERSATION|HISTORY|CHAT)\b")
+_JSON_CALL_KEYS = re.compile(
+    r"\"(?:tool_calls|function_call|tool_use|functionCall|tool_code|recipient_name|tool_name)\"\s*:"
+    r"|\"name\"\s*:\s*\"[^\"]{1,100}\"\s*,\s*\"(?:arguments|parameters|input|args)\"\s*:"
+    r"|\"(?:arguments|parameters|input|args)\"\s*:\s*[{\[][^\n]{0,2000}?\"name\"\s*:"
+    r"|\"type\"\s*:\s*\"(?:function|tool_use|tool_call)\"")
+
+
+def _remote(url: str) -> bool:
+    lowered = url.strip().lower()
+    return lowered.startswith(("http://", "https://", "//", "ftp://", "ws://", "wss://"))
+
+
+def _carries(url: str) -> bool:
+    """True when the address can carry data out: a query string, or a template in it."""
+    if "?" in url or _TEMPLATE.search(url):
+        return True
+    fragment = url.partition("#")[2]
+    return "=" in fragment or "&" in fragment
+
+
+def _plain(url: str) -> str:
+    """The host and path of a remote address, without query, fragment or credentials."""
+    try:
+        parts = urlsplit(url if "//" in url else "//" + url)
+        host = parts.hostname or ""
+    except ValueError:
+        return "an address"
+    path = _TEMPLATE.sub("…", parts.path).rstrip("/")
+    return f"{host}{path}" or "an address"
+
+
+def _look_alike(text: str) -> str:
+    return (text.replace("<", "‹").replace(">", "›").replace("[", "⟦").replace("]", "⟧")
+            .replace("|", "¦"))
+
+
+def _json_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of JSON-looking objects (balanced braces) that read as a tool call."""
+    spans: list[tuple[int, int]] = []
+    index = 0
+    while True:
+        start = text.find("{", index)
+        if start < 0:
+            return spans
+        depth, end = 0, -1
+        in_string = escaped = False
+        for position in range(start, min(len(text), start + 20_000)):
+            char = text[position]
+            if in_string:
+                if escaped:
+                    escaped = False
+                elif char == "\\":
+                    escaped = True
+                elif char == '"':
+                    in_string = False
+            elif char == '"':
+                in_string = True
+            elif char == "{":
+                depth += 1
+            elif char == "}":
+                depth -= 1
+                if depth == 0:
+                    end = position + 1
+                    break
+        if end < 0:
+            # Unbalanced: judge what follows the brace up to the end of the text.
+            end = len(text)
+        if _JSON_CALL_KEYS.search(text[start:end]):
+            spans.append((start, end))
+            index = end
+        else:
+            index = start + 1
+
+
+def neutralise(text: str) -> tuple[str, list[str]]:
+    """`text` (prose, not code) with its structural and data-carrying markup made inert;
+    the findings name what was found."""
+    findings: set[str] = set()
+
+    def note(kind: str, replacement: str) -> str:
+        findings.add(kind)
+        return replacement
+
+    # Tool calls as JSON first, while the braces are still there to match.
+    spans = _json_spans(text)
+    for start, end in reversed(spans):
+        findings.add("tool_call")
+        text = text[:start] + text[start:end].replace("{", "⦃").replace("}", "⦄") + text[end:]
+    text = _SPECIAL_TOKEN.sub(lambda m: note("chat_template", _look_alike(m.group())), text)
+    text = _LLAMA.sub(lambda m: note("chat_template", _look_alike(m.group())), text)
+
+    def role_tag(match: re.Match[str]) -> str:
+        name = re.split(r"[\s/>]", match.group().lstrip("</ \t"), maxsplit=1)[0].lower()
+        kind = "role_marker" if re.fullmatch(_ROLE_WORDS, name) else "tool_call"
+        return note(kind, _look_alike(match.group()))
+
+    text = _ROLE_TAG.sub(role_tag, text)
+
+    def heading(match: re.Match[str]) -> str:
+        lead = match.group("lead")
+        if match.group("role").lower() not in _STRONG_ROLES and "#" not in lead and "[" not in lead:
+            return match.group()
+        return note("role_marker", f"{lead.replace('[', '')}⟦{match.group('role')}⟧"
+                                   f"{match.group('tail').replace(']', '')}")
+
+    text = _ROLE_HEADING.sub(heading, text)
+    text = _HTML_FETCH.sub(lambda m: note("html", _look_alike(m.group())), text)
+
+    def anchor(match: re.Match[str]) -> str:
+        if _remote(match.group("url")) and _carries(match.group("url")):
+            return note("exfil_link", _look_alike(match.group()))
+        return match.group()
+
+    text = _HTML_ANCHOR.sub(anchor, text)
+
+    def image(match: re.Match[str]) -> str:
+        url = match.group("url")
+        if not _remote(url):
+            return match.group()
+        return note("exfil_image", f"⟦image: {match.group('alt').strip() or 'untitled'} · {_plain(url)}⟧")
+
+    text = _MD_IMAGE.sub(image, text)
+
+    def link(match: re.Match[str]) -> str:
+        url = match.group("url")
+        if not (_remote(url) and _carries(url)):
+            return match.group()
+        return note("exfil_link", f"{match.group('text')} ⟦link: {_plain(url)}⟧")
+
+    text = _MD_LINK.sub(link, text)
+    definitions = {m.group(0) for m in _MD_REF_DEF.finditer(text)}
+
+    def reference(match: re.Match[str]) -> str:
+        url = match.group("url")
+        if not (_remote(url) and (_carries(url) or _MD_REF_IMAGE.search(text))):
+            return match.group()
+        return note("exfil_link", f"{match.group('lead')}⟦link: {_plain(url)}⟧")
+
+    if definitions:
+        text = _MD_REF_DEF.sub(reference, text)
+
+    def bare(match: re.Match[str]) -> str:
+        url = match.group()
+        if not _TEMPLATE.search(url.partition("?")[2] + url.partition("#")[2]) \
+                and not _TEMPLATE.search(url.split("/", 3)[-1] if url.count("/") >= 3 else ""):
+            return url
+        return note("exfil_link", f"⟦link: {_plain(url)}⟧")
+
+    text = _BARE_URL.sub(bare, text)
+    return text, sorted(findings)
