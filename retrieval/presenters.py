@@ -130,4 +130,5 @@ def critical_fact(item: RankedItem) -> dict[str, Any]:
 def augmentation_note(note: Note) -> dict[str, Any]:
     """One note of a prompt augmentation (AugmentationNoteSerializer)."""
     return {"id": note.id, "kind": note.kind, "category": note.category, "priority": note.priority,
-            "reason": note.reason, "score": score(note.score), "neutralised": note.neutralised}
+            "reason": note.reason, "score": score(note.score), "neutralised": note.neutralised,
+            "defused": note.defused}

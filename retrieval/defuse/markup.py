@@ -21,9 +21,12 @@ from urllib.parse import urlsplit
 
 _SPECIAL_TOKEN = re.compile(r"<\|\s*[\w.:/-]{1,40}\s*\|>")
 _LLAMA = re.compile(r"\[\s*/?\s*(INST|SYS)\s*\]|<<\s*/?\s*SYS\s*>>|</?s>(?=\s|$|\[|<)", re.IGNORECASE)
-_ROLE_WORDS = r"system|assistant|developer|user|human|tool|function|model|ai|bot|instructions?|prompt|im_start|im_end"
+# Role tags, and the delimiters prompts put around data (closing one would let what follows
+# pose as the prompt).
+_ROLE_WORDS = (r"system|assistant|developer|user|human|tool|model|ai|bot|instructions?|prompt|im_start|im_end|"
+               r"sam_user_memory|context|memory|memories|untrusted[\w-]*|data|document|search_results?")
 _TOOL_WORDS = (r"tool_calls?|tool_use|tool_result|tool_code|function_calls?|function_results?|invoke|"
-               r"parameter|function|antml:[\w:-]+|sam_user_memory|context|memory|untrusted[\w-]*|data")
+               r"parameter|function|antml:[\w:-]+")
 # Role and tool tags, opening or closing, with or without attributes.
 _ROLE_TAG = re.compile(rf"</?\s*(?:{_ROLE_WORDS}|{_TOOL_WORDS})(?:\s[^<>]{{0,200}})?/?>", re.IGNORECASE)
 _ROLE_HEADING = re.compile(
@@ -33,6 +36,9 @@ _ROLE_HEADING = re.compile(
 # Only headings, or the system/assistant/developer label, count at the start of a line:
 # "User: alice" in a log is ordinary.
 _STRONG_ROLES = frozenset({"system", "assistant", "developer"})
+# Shouted or after a closing tag, a role label is one anywhere in a line.
+_ROLE_INLINE = re.compile(r"(?:(?<![\w-])(?P<shout>SYSTEM|ASSISTANT|DEVELOPER)|(?<=[›>\]|}]) ?(?P<role>system|"
+                          r"assistant|developer|user|human))(?P<tail>[ \t]*:)", re.IGNORECASE)
 _HTML_FETCH = re.compile(r"<\s*(?:img|image|script|iframe|object|embed|link|meta|svg|video|audio|source|form|"
                          r"input|base|style)\b[^<>]{0,500}>", re.IGNORECASE)
 _HTML_ANCHOR = re.compile(r"<\s*a\s[^<>]*href\s*=\s*[\"']?(?P<url>[^\"'\s>]+)[^<>]*>", re.IGNORECASE)
@@ -150,6 +156,15 @@ def neutralise(text: str) -> tuple[str, list[str]]:
                                    f"{match.group('tail').replace(']', '')}")
 
     text = _ROLE_HEADING.sub(heading, text)
+
+    def inline_role(match: re.Match[str]) -> str:
+        shout = match.group("shout")
+        if shout is not None and not shout.isupper():
+            return match.group()
+        return note("role_marker", match.group().replace(shout or match.group("role"),
+                                                         f"⟦{shout or match.group('role')}⟧", 1))
+
+    text = _ROLE_INLINE.sub(inline_role, text)
     text = _HTML_FETCH.sub(lambda m: note("html", _look_alike(m.group())), text)
 
     def anchor(match: re.Match[str]) -> str:
