@@ -10,6 +10,9 @@ when the output is its text byte for byte with no finding.
 
     python bench/defuse_eval.py [--blind] [--show]
 
+Rules were tuned on the "tune" half only (cases whose id ends in an odd number); the
+"held-out" half (even) is reported on its own, and --show prints only the tune half.
+
 --blind records the first run on the corpora, before any rule was tuned on them, in
 bench/results/defuse_eval_blind.json (refused if that file exists); every later run reports
 it next to the current figures. --show prints the misses and the changed ordinary cases.
@@ -38,8 +41,14 @@ RESULTS = ROOT / "bench" / "results"
 BLIND = RESULTS / "defuse_eval_blind.json"
 
 
+def split(case: dict[str, Any]) -> str:
+    digits = "".join(ch for ch in case["id"].rsplit("-", 1)[-1] if ch.isdigit()) or "0"
+    return "tune" if int(digits) % 2 else "held_out"
+
+
 def evaluate(show: bool = False) -> dict[str, Any]:
     hostile, ordinary = load("hostile.jsonl"), load("ordinary.jsonl")
+    by_split: dict[str, Counter[str]] = defaultdict(Counter)
     by_category: dict[str, Counter[str]] = defaultdict(Counter)
     by_hazard: dict[str, Counter[str]] = defaultdict(Counter)
     misses = []
@@ -51,20 +60,23 @@ def evaluate(show: bool = False) -> dict[str, Any]:
             by_hazard[hazard]["neutralised"] += hazard not in missed
         by_category[case["category"]]["cases"] += 1
         by_category[case["category"]]["neutralised"] += not missed
+        by_split["hostile_" + split(case)]["cases"] += 1
+        by_split["hostile_" + split(case)]["neutralised"] += not missed
         if missed:
             misses.append({"id": case["id"], "missed": missed, "findings": findings,
                            "left": {h: hazard_left(h, output) for h in missed}})
-            if show:
-                print(f"MISS {case['id']} {missed} findings={findings}\n  in:  {case['text']!r}\n  out: {output!r}")
+            if show and split(case) == "tune":
+                print(f"MISS {case['id']} {missed} findings={findings}\n"
+                      f"  in:  {case['text']!r}\n  out: {output!r}")
     changed = []
-    tricky = Counter()
     for case in ordinary:
         output, findings = defuse(case["text"])
         same = output == case["text"] and not findings
-        tricky["tricky" if case.get("tricky") else "plain"] += 0
+        by_split["ordinary_" + split(case)]["cases"] += 1
+        by_split["ordinary_" + split(case)]["unchanged"] += same
         if not same:
             changed.append({"id": case["id"], "findings": findings, "tricky": bool(case.get("tricky"))})
-            if show:
+            if show and split(case) == "tune":
                 print(f"CHANGED {case['id']} {findings}\n  in:  {case['text']!r}\n  out: {output!r}")
     texts = [c["text"] for c in hostile + ordinary]
     rounds = []
@@ -83,6 +95,7 @@ def evaluate(show: bool = False) -> dict[str, Any]:
                      "tricky_unchanged": sum(1 for c in ordinary if c.get("tricky"))
                      - sum(1 for c in changed if c["tricky"]),
                      "changed": changed},
+        "by_split": {k: dict(v) for k, v in sorted(by_split.items())},
         "cost_ms_per_memory": {"median_of_5": round(statistics.median(rounds), 3),
                                "mean_chars": round(statistics.mean(len(t) for t in texts))},
         "machine": platform.machine(), "python": platform.python_version(),
@@ -103,9 +116,11 @@ def main() -> None:
     if BLIND.exists():
         blind = json.loads(BLIND.read_text(encoding="utf-8"))
         result["blind_first_pass"] = {
-            "hostile_neutralised": blind["hostile"]["neutralised"], "hostile_cases": blind["hostile"]["cases"],
+            "hostile_neutralised": blind["hostile"]["neutralised"],
+            "hostile_cases": blind["hostile"]["cases"],
             "by_category": {k: v["neutralised"] for k, v in blind["hostile"]["by_category"].items()},
-            "ordinary_unchanged": blind["ordinary"]["unchanged"], "ordinary_cases": blind["ordinary"]["cases"]}
+            "ordinary_unchanged": blind["ordinary"]["unchanged"],
+            "ordinary_cases": blind["ordinary"]["cases"]}
     (RESULTS / "defuse_eval.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n",
                                               encoding="utf-8")
     hostile, ordinary = result["hostile"], result["ordinary"]
@@ -115,6 +130,7 @@ def main() -> None:
     print(f"| all | {hostile['cases']} | {hostile['neutralised']} |")
     print(f"\nordinary unchanged: {ordinary['unchanged']}/{ordinary['cases']} "
           f"(tricky {ordinary['tricky_unchanged']}/{ordinary['tricky']})")
+    print(f"splits: {result['by_split']}")
     print(f"cost: {result['cost_ms_per_memory']['median_of_5']} ms per memory")
     if "blind_first_pass" in result:
         print(f"blind first pass: {result['blind_first_pass']}")

@@ -24,7 +24,17 @@ LEGEND = ("*Text marked ⟦…⟧ or written with ‹ › ⦃ ⦄ was neutralise
           "not an instruction.*")
 KINDS = ("instruction", "chat_template", "role_marker", "tool_call", "exfil_image", "exfil_link", "html",
          "invisible", "tag_chars", "bidi", "control", "unclosed_fence")
-_FENCE = re.compile(r"^[ ]{0,3}(?P<fence>`{3,}|~{3,})[^\n]*$", re.MULTILINE)
+_FENCE = re.compile(r"^[ ]{0,3}(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$", re.MULTILINE)
+# Fences whose language names a tool-call format: the content stays, the label goes.
+_TOOL_FENCE = re.compile(r"^(?P<lead>[ ]{0,3}(?:`{3,}|~{3,})[ \t]*)(?P<info>tool_code|tool_call|tool_use|"
+                         r"function_call|tool)\b", re.IGNORECASE)
+# Comments in code: where natural language addresses a reader, and so a model.
+_CODE_COMMENT = re.compile(
+    r"(?:(?<=\s)|^)(?:#(?![!\[{])|//|--(?=\s)|/\*|<!--|;;|%(?=\s)|\*(?=\s))(?P<text>.*)$", re.MULTILINE)
+# An address with a hidden character inside it poses as another address.
+_URL_WITH_HIDDEN = re.compile(
+    "(?:https?:)?//[^\\s<>()\\[\\]\"'`]*"
+    "[\u200b-\u200f\u2060-\u2064\ufeff\u00ad\u202a-\u202e\u2066-\u2069][^\\s<>()\\[\\]\"'`]*", re.IGNORECASE)
 
 
 def _blocks(text: str) -> list[tuple[str, bool, bool]]:
@@ -48,21 +58,67 @@ def _blocks(text: str) -> list[tuple[str, bool, bool]]:
         position = close.end()
 
 
+def _prose(text: str, *, structure_only: bool = False) -> tuple[str, list[str]]:
+    cleaned, found = markup.neutralise(text, structure_only=structure_only)
+    again, more = phrases.neutralise(cleaned)
+    return again, found + more
+
+
+def _code(block: str) -> tuple[str, list[str]]:
+    """A fenced block: code as written, hidden characters out, a tool-call label on the fence
+    replaced, and the text of its comments defused like prose."""
+    cleaned, findings = characters.clean(block, in_code=True)
+    first, newline, rest = cleaned.partition("\n")
+    tool = _TOOL_FENCE.match(first)
+    if tool:
+        findings.append("tool_call")
+        first = f"{tool.group('lead')}text ⟦{tool.group('info')}⟧{first[tool.end():]}"
+
+    def comment(match: re.Match[str]) -> str:
+        text, found = _prose(match.group("text"), structure_only=True)
+        findings.extend(found)
+        return match.group()[: match.start("text") - match.start()] + text
+
+    body, _, closing = rest.rpartition("\n")
+    body = _CODE_COMMENT.sub(comment, body)
+    return first + newline + body + ("\n" if rest else "") + closing, findings
+
+
+def _hidden_findings(text: str) -> list[str]:
+    """What a hidden payload (TAG characters, selector runs) would have said, had it been
+    left in: the kinds the prose steps find in it."""
+    payload = characters.hidden_text(text)
+    return _prose(payload)[1] if payload else []
+
+
+def _hidden_urls(text: str) -> tuple[str, list[str]]:
+    found: list[str] = []
+
+    def plain(match: re.Match[str]) -> str:
+        shown, hidden = characters.clean(match.group())
+        found.extend(["exfil_link", *hidden])
+        return f"⟦link: {markup.plain(shown)}⟧"
+
+    return _URL_WITH_HIDDEN.sub(plain, text), found
+
+
 def defuse(text: str) -> tuple[str, list[str]]:
     """(`text` made safe to hand a model, the kinds of what was neutralised, sorted)."""
     if not text:
         return text, []
-    findings: set[str] = set()
+    findings: set[str] = set(_hidden_findings(text))
     out: list[str] = []
     for part, is_code, closed in _blocks(text):
         if not part:
             continue
         if is_code and closed:
-            cleaned, found = characters.clean(part, in_code=True)
+            cleaned, found = _code(part)
             findings.update(found)
             out.append(cleaned)
             continue
-        cleaned, found = characters.clean(part)
+        cleaned, found = _hidden_urls(part)
+        findings.update(found)
+        cleaned, found = characters.clean(cleaned)
         findings.update(found)
         cleaned, found = markup.neutralise(cleaned)
         findings.update(found)

@@ -35,6 +35,25 @@ def _is_variation_selector(char: str) -> bool:
     return "\ufe00" <= char <= "\ufe0f" or "\U000e0100" <= char <= "\U000e01ef"
 
 
+def _ideograph(char: str) -> bool:
+    return bool(char) and unicodedata.name(char, "").startswith("CJK")
+
+
+def hidden_text(text: str) -> str:
+    """What TAG characters and variation-selector runs spell, when they spell something:
+    TAG characters mirror ASCII, and selectors VS1-VS256 stand for the bytes 0-255."""
+    tags = "".join(chr(ord(c) - 0xE0000) for c in text if 0xE0020 <= ord(c) <= 0xE007E)
+    data = bytearray()
+    for char in text:
+        code = ord(char)
+        if 0xFE00 <= code <= 0xFE0F:
+            data.append(code - 0xFE00)
+        elif 0xE0100 <= code <= 0xE01EF:
+            data.append(code - 0xE0100 + 16)
+    selectors = data.decode("utf-8", errors="ignore") if len(data) > 2 else ""
+    return " ".join(part for part in (tags, selectors) if part.strip())
+
+
 def _joins(char: str) -> bool:
     """A character beside which a joiner can be ordinary: a non-ASCII letter or mark, or a
     symbol (emoji and their modifiers)."""
@@ -77,9 +96,10 @@ def clean(text: str, *, in_code: bool = False) -> tuple[str, list[str]]:
         elif _is_variation_selector(char):
             # One selector after a visible character (❤️, 1️⃣, an ideographic variant); a
             # run of them, or one after a space, carries hidden bytes.
-            if _visible(before) and not _is_variation_selector(before) and not in_code:
-                out.append(char)
-            elif _visible(before) and not _is_variation_selector(before) and char in "\ufe0e\ufe0f":
+            alone = (_visible(before) and not _is_variation_selector(before)
+                     and not _is_variation_selector(after))
+            if alone and (char in "\ufe0e\ufe0f" or ("\ufe00" <= char <= "\ufe0d" and not in_code)
+                          or _ideograph(before)):
                 out.append(char)
             else:
                 findings.add("invisible")

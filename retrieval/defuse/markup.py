@@ -23,38 +23,57 @@ _SPECIAL_TOKEN = re.compile(r"<\|\s*[\w.:/-]{1,40}\s*\|>")
 _LLAMA = re.compile(r"\[\s*/?\s*(INST|SYS)\s*\]|<<\s*/?\s*SYS\s*>>|</?s>(?=\s|$|\[|<)", re.IGNORECASE)
 # Role tags, and the delimiters prompts put around data (closing one would let what follows
 # pose as the prompt).
-_ROLE_WORDS = (r"system|assistant|developer|user|human|tool|model|ai|bot|instructions?|prompt|im_start|im_end|"
+_ROLE_WORDS = (r"system|assistant|developer|user|human|model|ai|bot|instructions?|prompt|im_start|im_end|"
                r"sam_user_memory|context|memory|memories|untrusted[\w-]*|data|document|search_results?")
-_TOOL_WORDS = (r"tool_calls?|tool_use|tool_result|tool_code|function_calls?|function_results?|invoke|"
-               r"parameter|function|antml:[\w:-]+")
+_TOOL_WORDS = (r"tool|tools|tool_calls?|tool_use|tool_result|tool_code|function_calls?|function_results?|"
+               r"invoke|"
+               r"parameter|function|antml:[\w:-]+|execute_\w+|run_\w+|bash|shell|computer|code_interpreter|"
+               r"python_exec|browser")
 # Role and tool tags, opening or closing, with or without attributes.
-_ROLE_TAG = re.compile(rf"</?\s*(?:{_ROLE_WORDS}|{_TOOL_WORDS})(?:\s[^<>]{{0,200}})?/?>", re.IGNORECASE)
+_ROLE_TAG = re.compile(rf"</?\s*(?:{_ROLE_WORDS}|{_TOOL_WORDS})(?:[\s=][^<>]{{0,300}})?/?>", re.IGNORECASE)
+# Banners that pose as a system section: "BEGIN SYSTEM PROMPT", "--- SYSTEM NOTICE ---",
+# "[[SYSTEM]]", "%%% SYSTEM %%%", "[SYSTEM PROMPT UPDATE]".
+_BANNER = re.compile(
+    r"(?:[\[\]{}<>=~%*#|-]{2,}|\[)[ \t]*/?(?P<a>system)\b"
+    r"|\b(?:BEGIN|END|START)[ \t]+(?P<b>SYSTEM)\b"
+    r"|(?-i:\b(?P<c>SYSTEM)[ \t]+(?:PROMPT|NOTICE|MESSAGE|UPDATE|OVERRIDE|INSTRUCTIONS?|ALERT|COMMAND)\b)",
+    re.IGNORECASE)
+_COMMENT = re.compile(r"<!--|-->")
+_REACT = re.compile(r"^(?P<lead>[ \t]*)(?P<label>Thought|Action|Action Input|Observation)(?P<tail>[ \t]*:)",
+                    re.MULTILINE)
+_CALL_VERB = re.compile(
+    r"\b(?P<verb>call|invoke|run|execute)\s+(?P<fn>[a-z_][\w.]*_[\w.]*)\((?=[^)\n]{0,200}\))")
+_CALL_SYNTAX = re.compile(r"\b(?P<ns>functions|default_api|tools|multi_tool_use)\.(?=\w+\s*\()")
 _ROLE_HEADING = re.compile(
     r"^(?P<lead>[ \t>*_-]*(?:#{1,6}[ \t]*)?\**\[?)(?P<role>system|assistant|developer|human|user|ai)"
-    r"(?P<tail>\]?\**[ \t]*(?:\(\w+\))?[ \t]*:)",
+    r"(?P<tail>\]?\**[ \t]*(?:\(\w+\))?[ \t]*(?:message|prompt|notice|note|update|override|instructions?)?"
+    r"[ \t]*:)",
     re.IGNORECASE | re.MULTILINE)
 # Only headings, or the system/assistant/developer label, count at the start of a line:
 # "User: alice" in a log is ordinary.
 _STRONG_ROLES = frozenset({"system", "assistant", "developer"})
 # Shouted or after a closing tag, a role label is one anywhere in a line.
-_ROLE_INLINE = re.compile(r"(?:(?<![\w-])(?P<shout>SYSTEM|ASSISTANT|DEVELOPER)|(?<=[›>\]|}]) ?(?P<role>system|"
+_ROLE_INLINE = re.compile(r"(?:(?<![\w-])(?P<shout>SYSTEM|ASSISTANT|DEVELOPER)"
+                          r"|(?<=[›>\]|}]) ?(?P<role>system|"
                           r"assistant|developer|user|human))(?P<tail>[ \t]*:)", re.IGNORECASE)
 _HTML_FETCH = re.compile(r"<\s*(?:img|image|script|iframe|object|embed|link|meta|svg|video|audio|source|form|"
                          r"input|base|style)\b[^<>]{0,500}>", re.IGNORECASE)
 _HTML_ANCHOR = re.compile(r"<\s*a\s[^<>]*href\s*=\s*[\"']?(?P<url>[^\"'\s>]+)[^<>]*>", re.IGNORECASE)
-_MD_IMAGE = re.compile(r"!\[(?P<alt>[^\]\n]{0,300})\]\(\s*<?(?P<url>[^)\s>]{0,2000})>?(?:\s+\"[^\"\n]*\")?\s*\)")
-_MD_LINK = re.compile(r"(?<!!)\[(?P<text>[^\]\n]{0,300})\]\(\s*<?(?P<url>[^)\s>]{0,2000})>?(?:\s+\"[^\"\n]*\")?\s*\)")
+_TARGET = r"\(\s*<?(?P<url>[^)\s>]{0,2000})>?(?:\s+\"[^\"\n]*\")?\s*\)"
+_MD_IMAGE = re.compile(r"!\[(?P<alt>[^\]\n]{0,300})\]" + _TARGET)
+_MD_LINK = re.compile(r"(?<!!)\[(?P<text>[^\]\n]{0,300})\]" + _TARGET)
 _MD_REF_IMAGE = re.compile(r"!\[(?P<alt>[^\]\n]{0,300})\]\[(?P<ref>[^\]\n]{0,100})\]")
 _MD_REF_DEF = re.compile(r"^(?P<lead>[ \t]{0,3}\[[^\]\n]{1,100}\]:[ \t]*)<?(?P<url>\S{1,2000}?)>?(?=[ \t]|$)",
                          re.MULTILINE)
+_AUTOLINK = re.compile(r"<(?P<url>(?:https?:)?//[^\s<>]{3,2000})>", re.IGNORECASE)
 _BARE_URL = re.compile(r"(?<![\w/(\[<\"'=])(?:https?:)?//[^\s<>()\[\]\"'`]{3,2000}", re.IGNORECASE)
-_TEMPLATE = re.compile(r"\{[^{}]{0,100}\}|\$\{?[A-Za-z_]\w*|%7[Bb]|%24|<[^<>]{1,60}>|\[[A-Z_]{3,}\]|"
+_TEMPLATE = re.compile(r"\{[^{}]{0,100}\}|\$\{?[A-Za-z_]\w*|%7[Bb]|%24|%s\b|<[^<>]{1,60}>|\[[A-Z_]{3,}\]|=$|"
                        r"\b(?:SECRET|TOKEN|PASSWORD|API_KEY|DATA|CONVERSATION|HISTORY|CHAT)\b")
 _JSON_CALL_KEYS = re.compile(
     r"\"(?:tool_calls|function_call|tool_use|functionCall|tool_code|recipient_name|tool_name)\"\s*:"
-    r"|\"name\"\s*:\s*\"[^\"]{1,100}\"\s*,\s*\"(?:arguments|parameters|input|args)\"\s*:"
-    r"|\"(?:arguments|parameters|input|args)\"\s*:\s*[{\[][^\n]{0,2000}?\"name\"\s*:"
     r"|\"type\"\s*:\s*\"(?:function|tool_use|tool_call)\"")
+_JSON_NAME = re.compile(r"\"(?:name|tool|function|action|command)\"\s*:\s*\"")
+_JSON_ARGS = re.compile(r"\"(?:arguments|parameters|input|args|action_input|params|kwargs)\"\s*:")
 
 
 def _remote(url: str) -> bool:
@@ -70,7 +89,7 @@ def _carries(url: str) -> bool:
     return "=" in fragment or "&" in fragment
 
 
-def _plain(url: str) -> str:
+def plain(url: str) -> str:
     """The host and path of a remote address, without query, fragment or credentials."""
     try:
         parts = urlsplit(url if "//" in url else "//" + url)
@@ -117,16 +136,18 @@ def _json_spans(text: str) -> list[tuple[int, int]]:
         if end < 0:
             # Unbalanced: judge what follows the brace up to the end of the text.
             end = len(text)
-        if _JSON_CALL_KEYS.search(text[start:end]):
+        body = text[start:end]
+        if _JSON_CALL_KEYS.search(body) or (_JSON_NAME.search(body) and _JSON_ARGS.search(body)):
             spans.append((start, end))
             index = end
         else:
             index = start + 1
 
 
-def neutralise(text: str) -> tuple[str, list[str]]:
+def neutralise(text: str, *, structure_only: bool = False) -> tuple[str, list[str]]:
     """`text` (prose, not code) with its structural and data-carrying markup made inert;
-    the findings name what was found."""
+    the findings name what was found. `structure_only` (a comment in code) leaves HTML,
+    images and links as written and only quotes what poses as a prompt's structure."""
     findings: set[str] = set()
 
     def note(kind: str, replacement: str) -> str:
@@ -137,7 +158,20 @@ def neutralise(text: str) -> tuple[str, list[str]]:
     spans = _json_spans(text)
     for start, end in reversed(spans):
         findings.add("tool_call")
-        text = text[:start] + text[start:end].replace("{", "⦃").replace("}", "⦄") + text[end:]
+        body = text[start:end]
+        if _BARE_URL.search(body):  # a call that names a remote address would send data there
+            findings.add("exfil_link")
+            body = _BARE_URL.sub(
+                lambda m: f"⟦link: {plain(m.group())}⟧" if _remote(m.group()) else m.group(), body)
+        text = text[:start] + body.replace("{", "⦃").replace("}", "⦄") + text[end:]
+    text = _CALL_SYNTAX.sub(lambda m: note("tool_call", m.group("ns") + "·"), text)
+    text = _CALL_VERB.sub(lambda m: note("tool_call", f"{m.group('verb')} ⟦{m.group('fn')}⟧("), text)
+
+    def react(match: re.Match[str]) -> str:
+        return note("tool_call", f"{match.group('lead')}⟦{match.group('label')}⟧{match.group('tail')}")
+
+    if re.search(r"^[ \t]*Action Input[ \t]*:", text, re.MULTILINE):
+        text = _REACT.sub(react, text)
     text = _SPECIAL_TOKEN.sub(lambda m: note("chat_template", _look_alike(m.group())), text)
     text = _LLAMA.sub(lambda m: note("chat_template", _look_alike(m.group())), text)
 
@@ -156,6 +190,21 @@ def neutralise(text: str) -> tuple[str, list[str]]:
                                    f"{match.group('tail').replace(']', '')}")
 
     text = _ROLE_HEADING.sub(heading, text)
+
+    def banner(match: re.Match[str]) -> str:
+        word = match.group("a") or match.group("b") or match.group("c")
+        if match.group("a") and not (word.isupper() or match.group().lstrip().startswith(("[", "<", "{"))):
+            return match.group()
+        return note("role_marker", _look_alike(match.group()).replace(word, f"⟦{word}⟧", 1))
+
+    text = _BANNER.sub(banner, text)
+    if structure_only:
+        return text, sorted(findings)
+    text = _COMMENT.sub(lambda m: note("html", _look_alike(m.group())), text)
+    if "tool_call" in findings:
+        # A call written as tool markup would send its arguments to the addresses it names.
+        text = _BARE_URL.sub(lambda m: note("exfil_link", f"⟦link: {plain(m.group())}⟧") if _remote(m.group())
+                             else m.group(), text)
 
     def inline_role(match: re.Match[str]) -> str:
         shout = match.group("shout")
@@ -178,7 +227,7 @@ def neutralise(text: str) -> tuple[str, list[str]]:
         url = match.group("url")
         if not _remote(url):
             return match.group()
-        return note("exfil_image", f"⟦image: {match.group('alt').strip() or 'untitled'} · {_plain(url)}⟧")
+        return note("exfil_image", f"⟦image: {match.group('alt').strip() or 'untitled'} · {plain(url)}⟧")
 
     text = _MD_IMAGE.sub(image, text)
 
@@ -186,7 +235,7 @@ def neutralise(text: str) -> tuple[str, list[str]]:
         url = match.group("url")
         if not (_remote(url) and _carries(url)):
             return match.group()
-        return note("exfil_link", f"{match.group('text')} ⟦link: {_plain(url)}⟧")
+        return note("exfil_link", f"{match.group('text')} ⟦link: {plain(url)}⟧")
 
     text = _MD_LINK.sub(link, text)
     definitions = {m.group(0) for m in _MD_REF_DEF.finditer(text)}
@@ -195,17 +244,27 @@ def neutralise(text: str) -> tuple[str, list[str]]:
         url = match.group("url")
         if not (_remote(url) and (_carries(url) or _MD_REF_IMAGE.search(text))):
             return match.group()
-        return note("exfil_link", f"{match.group('lead')}⟦link: {_plain(url)}⟧")
+        return note("exfil_link", f"{match.group('lead')}⟦link: {plain(url)}⟧")
 
     if definitions:
         text = _MD_REF_DEF.sub(reference, text)
 
     def bare(match: re.Match[str]) -> str:
         url = match.group()
+        follows = text[match.end():match.end() + 1]
+        if follows == "<" and "?" in url and url.endswith("="):
+            return note("exfil_link", f"⟦link: {plain(url)}⟧")
         if not _TEMPLATE.search(url.partition("?")[2] + url.partition("#")[2]) \
                 and not _TEMPLATE.search(url.split("/", 3)[-1] if url.count("/") >= 3 else ""):
             return url
-        return note("exfil_link", f"⟦link: {_plain(url)}⟧")
+        return note("exfil_link", f"⟦link: {plain(url)}⟧")
 
     text = _BARE_URL.sub(bare, text)
+
+    def autolink(match: re.Match[str]) -> str:
+        if not _carries(match.group("url")):
+            return match.group()
+        return note("exfil_link", f"⟦link: {plain(match.group('url'))}⟧")
+
+    text = _AUTOLINK.sub(autolink, text)
     return text, sorted(findings)

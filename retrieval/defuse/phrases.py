@@ -36,10 +36,10 @@ _PATTERNS = [
     rf"\b(?:ignore|disregard|forget|override|overrule|bypass|skip|drop|abandon|discard|neglect|dismiss|"
     rf"set\s+aside|throw\s+out|pay\s+no\s+attention\s+to|do\s+not\s+follow|don'?t\s+follow|stop\s+following)"
     rf"\s+{_QUALIFIER}[\s,]+{_TARGET}\b",
-    rf"\b(?:ignore|disregard|forget|override|bypass)\s+(?:the\s+|your\s+)?(?:instructions|rules|guidelines|"
-    rf"prompt|prompts)\s+(?:above|before|you\s+(?:were|have\s+been)\s+given)\b",
-    rf"\b(?:ignore|disregard|forget)\s+(?:(?:all|everything|anything)\s+)?(?:(?:you\s+(?:were|have\s+been)\s+"
-    rf"(?:told|given|instructed))|above|before\s+this|that\s+came\s+before|said\s+(?:above|before))\b",
+    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:the\s+|your\s+)?(?:instructions|rules|guidelines|"
+    r"prompt|prompts)\s+(?:above|before|you\s+(?:were|have\s+been)\s+given)\b",
+    r"\b(?:ignore|disregard|forget)\s+(?:(?:all|everything|anything)\s+)?(?:(?:you\s+(?:were|have\s+been)\s+"
+    r"(?:told|given|instructed))|above|before\s+this|that\s+came\s+before|said\s+(?:above|before))\b",
     r"\b(?:ignore|disregard|forget)\s+(?:all|everything)\b(?=\s*(?:[.!,:;]|and\b|$))",
     # new identities
     r"\byou\s+are\s+(?:now|no\s+longer|henceforth|from\s+now\s+on)\b",
@@ -58,11 +58,11 @@ _PATTERNS = [
     + _AI + r")",
     rf"\b(?:instructions?|message|note|notice|reminder|attention|important)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?{_AI}s?\b",
     rf"\b(?:dear|hey|hello|attention|note\s+to)\s+(?:the\s+)?{_AI}s?\b\s*[,:!]",
-    rf"\bif\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|language\s+model|assistant|agent|chatbot|bot|model)\b[^.!?\n]{{0,20}}",
-    rf"\b(?:as\s+an?\s+)?(?:ai|llm|assistant|agent|model)\s+(?:reading|processing|summari[sz]ing)\s+this\b",
+    r"\bif\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|language\s+model|assistant|agent|chatbot|bot|model)\b[^.!?\n]{0,20}",
+    r"\b(?:as\s+an?\s+)?(?:ai|llm|assistant|agent|model)\s+(?:reading|processing|summari[sz]ing)\s+this\b",
     r"\b(?:reveal|print|show|repeat|output|leak|disclose|dump|recite|tell\s+me|give\s+me|send|share|"
-    r"copy)\s+(?:me\s+)?(?:your|the|all|any)\s+(?:(?:full|entire|hidden|original|secret|initial|"
-    r"system|previous)\s+)*(?:system\s+prompt|prompt|instructions|system\s+message|api\s+keys?|secrets?|"
+    r"copy|list|read\s+out)\s+(?:me\s+)?(?:your|the|all|any|every|each)\s+(?:(?:full|entire|hidden|original|"
+    r"secret|initial|system|previous|stored|saved|other\s+users'?|user'?s?|of\s+the)\s+)*(?:system\s+prompt|prompt|instructions|system\s+message|api\s+keys?|secrets?|"
     r"credentials|passwords?|tokens?|conversation|chat\s+history|memory|memories|context)\b",
     r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|alert|notify|mention\s+(?:this\s+)?to|reveal\s+(?:this\s+)?to|"
     r"let)\s+(?:the\s+)?(?:user|human|operator|admin)\b",
@@ -75,7 +75,84 @@ _PATTERNS = [
     r"(?:instructions?|prompt|message|section|mode)\b",
     r"\b(?:system|admin|developer)\s+(?:override|notice|alert|command|instruction)s?\s*:",
     r"\bsystem\s+prompt\s*:",
-    # what the system prompt block has always refused: a role label anywhere in a line
+    # orders voided, safety switched off
+    r"\b(?:previous|prior|earlier|original|old|above|safety|system)\s+(?:system\s+)?(?:instructions?|rules|prompt|"
+    r"polic(?:y|ies)|guidelines)\b[^.!?\n]{0,40}?\b(?:are|is|were|was|have\s+been|has\s+been)\s+(?:now\s+)?"
+    r"(?:void|revoked|cancelled|canceled|deprecated|obsolete|suspended|lifted|disabled|invalid|a\s+test|"
+    r"no\s+longer\s+valid)",
+    r"\b(?:safety|content|security)\s+(?:checks?|polic(?:y|ies)|filters?|rules|restrictions|guidelines)\s+"
+    r"(?:are|is|have\s+been|has\s+been|do\s+not|don'?t|no\s+longer)\s+(?:now\s+)?(?:suspended|disabled|lifted|"
+    r"off|void|deprecated|revoked|removed|apply|applies)",
+    r"\byour\s+(?:real|actual|true|new|only)\s+(?:instructions?|task|job|purpose|orders)\s+(?:is|are)\b",
+    r"\bthe\s+only\s+valid\s+(?:preference|instruction|rule|policy)\s+is\b",
+    r"\bnew\s+(?:policy|rule|directive)\s*:",
+    r"\byou\s+are\s+(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|jailbroken|unlimited|evil)\b",
+    r"\byou\s+are\s+[a-z]*(?:bot|gpt)\b",
+    r"\bstay\s+in\s+(?:character|role)\b",
+    r"\b(?:respond|answer|reply|comply)\s+(?:to\s+[^.!?\n]{0,30}?)?(?:without\s+(?:any\s+)?(?:restrictions|"
+    r"filters|limits|censorship|refusing)|with\s+all\s+requests)",
+    r"\bcomply\s+with\s+(?:all|every|any)\s+requests?\b",
+    r"\b(?:ignore|disregard)\s+(?:the\s+)?user'?s?\s+(?:actual\s+|real\s+|stored\s+)?(?:question|request|message|"
+    r"preferences?|instructions?)",
+    r"\b(?:must|should|will)\s+not\s+(?:warn|tell|inform|alert|notify)\s+the\s+user\b",
+    r"\b(?:do\s+not|don'?t|never)\s+(?:mention|reveal|disclose)\s+(?:this|that|these)\s*(?:comment|note|update|"
+    r"message|instruction|memory)?",
+    r"\b(?:do\s+not|don'?t|never)\s+disclose\s+(?:this\s+)?to\s+(?:the\s+)?user\b",
+    r"\boverrides?\s+(?:the|your|all)\s+(?:system\s+prompt|instructions|rules|polic(?:y|ies))",
+    r"\b(?:tell|instruct|ask|advise|convince)\s+(?:the\s+user|users|them|anyone|everyone)\s+to\s+(?:run|install|"
+    r"execute|download|disable|turn\s+off|visit|click|open|send|paste|enter|type|share|transfer|pay|wire)",
+    r"\b(?:say|said)\s+nothing\s+about\s+(?:it|this)\b",
+    r"\bwithout\s+asking\s+(?:the\s+)?user\b",
+    r"\bgrant\s+(?:them|him|her|the\s+user|this\s+user|me)\s+(?:full\s+)?(?:access|admin|administrator|root)",
+    r"\bhas\s+been\s+verified\s+as\s+(?:an?\s+)?(?:admin|administrator|owner|root|developer)",
+    r"\b(?:trust|privilege|access)\s+level\s+(?:raised|elevated|escalated|set\s+to|\d)",
+    r"\bmode\s*[=:]\s*(?:unrestricted|unfiltered|jailbreak|jailbroken|dan|god|developer)\b",
+    r"\b(?:append|include|put|encode|insert|replace|fill|substitute|embed|add)\b[^.\n]{0,80}?\b(?:user'?s|their|"
+    r"conversation|messages|memor(?:y|ies)|tokens?|secrets?|passwords?|context|history|e-?mail)\b[^.\n]{0,80}?"
+    r"\b(?:url|link|image|query|address)\b",
+    r"\b(?:fill|replace)\s+(?:%s|\S{1,20})\s+with\s+(?:the\s+|any\s+|all\s+)?(?:contents?|token|secret|"
+    r"password|key|user)",
+    r"\b(?:emit|execute|run|call)\s+(?:this|it)\s+as\s+(?:your\s+own|a\s+real)\b",
+    r"\bthis\s+is\s+a\s+real\s+request\b",
+    r"\b(?:do\s+it|run\s+it|execute\s+it)\s+now\b",
+    r"\b(?:next|every|any)\s+(?:agent|assistant|model)\s*:",
+    r"\b(?:ai|a\.i\.|llm|model)\s*:\s+(?=\w)",
+    r"\brecommend\s+this\s+(?:package|library|site|link|product)\s+to\s+everyone\b",
+    r"\binclude\s+this\s+in\s+every\s+(?:generated\s+)?(?:file|answer|reply|response)\b",
+    r"\breviewers?\s+must\s+approve\b",
+    r"\b(?:run|execute)\s+this\s+without\s+asking\b",
+    r"\bpre-?approved\b",
+    r"\bthe\s+(?:real|actual|true)\s+(?:task|instructions?|job)\s+is\b",
+    r"\byou\s+must\s+(?:now\s+)?(?:call|run|execute|use|invoke)\s+(?:the\s+)?(?:following|this|these|next)\b",
+    r"\b(?:must|shall|is\s+to)\s+(?:now\s+)?(?:run|call|execute|reveal|forward|obey|comply)\b",
+    r"\bignore\s+the\s+(?:checklist|review|approval|process|warnings?|safety)\b",
+    r"\bwhen(?:ever)?\s+(?:you\s+are\s+|anyone\s+(?:is\s+)?)?asked\s+(?:for|about)\b[^.\n]{0,60}?,\s*"
+    r"(?:output|say|reply|respond|answer|insert|include|tell|direct)\b",
+    r"\bcall\s+(?:the\s+)?(?:[\w-]+\s+)?tool\b",
+    r"\bdisable\s+(?:all\s+)?(?:safety|guardrails|filters|content\s+polic(?:y|ies)|restrictions)\b",
+    # other languages: "ignore previous instructions", "you are now", "from now on"
+    r"\bignorier(?:e|en|t)?\s+(?:(?:alle|sämtliche|die|deine|ihre)\s+)*(?:vorherigen|bisherigen|obigen|vorigen|"
+    r"früheren)\s+(?:anweisungen|instruktionen|regeln|befehle)",
+    r"\bvergiss\s+(?:(?:alle|deine|die)\s+)*(?:vorherigen\s+|bisherigen\s+)?(?:anweisungen|instruktionen|regeln)",
+    r"\bdu\s+bist\s+(?:jetzt|nun|ab\s+sofort)\b",
+    r"\b(?:ignora|olvida|ignore|ignorez|oublie|oubliez|esqueça|esqueca|ignori)\s+(?:(?:todas|todos|toutes|tous|"
+    r"tutte|tus|tes|vos|las|les|le|as|suas|tuas|le)\s+)*(?:instrucciones|instructions|instruções|instrucoes|"
+    r"istruzioni|reglas|règles|regras|regole|indicaciones|consignes)",
+    r"\b(?:a\s+partir\s+de\s+ahora|a\s+partir\s+de\s+agora|d[ée]sormais|d'ora\s+in\s+poi|"
+    r"à\s+partir\s+de\s+maintenant)\b",
+    r"\b(?:ahora\s+eres|tu\s+es\s+maintenant|agora\s+voc[eê]\s+[eé]|ora\s+sei)\b",
+    r"(?:игнорируй|игнорируйте|забудь|забудьте)\s+(?:(?:все|всё|предыдущие|прежние|свои)\s+)*"
+    r"(?:инструкции|указания|правила)",
+    r"теперь\s+ты\b",
+    r"(?:指示|指令|命令)を(?:すべて|全て)?無視",
+    r"システムプロンプトを",
+    r"ユーザーには(?:何も)?言わない",
+    r"(?:지시|명령|지침)(?:를|을|사항을)?\s*(?:모두\s*)?무시",
+    r"忽略(?:之前|以前|上面|上述|先前|所有)?(?:的)?(?:所有)?(?:指令|指示|说明|規則|规则|提示)",
+    r"你现在是",
+    r"تجاهل\s+(?:جميع\s+|كل\s+)?(?:التعليمات|الأوامر|التوجيهات)",
+    r"أنت\s+الآن",
+    # A role label after a sentence or a quote, as the system prompt block has always refused it
     # (at a line's start, markup turns it into a quoted label first).
     r"(?:(?<=[.!?]\s)|(?<=[.!?]\s\s)|(?<=[\"“'(]))\s*(?:system|assistant|developer)\s*:(?=\s|$)",
 ]
@@ -90,16 +167,70 @@ def _fold(text: str) -> tuple[str, list[int]]:
     for index, char in enumerate(text):
         if char.isascii():
             folded = char.lower()
+        elif char in "’‘ʼ":
+            folded = "'"
         else:
-            folded = "".join(c for c in unicodedata.normalize("NFKD", char)
-                             if not unicodedata.combining(c)).lower().translate(_CONFUSABLES)
-            folded = unicodedata.normalize("NFKC", folded)
-            if char in "’‘ʼ":
-                folded = "'"
+            decomposed = unicodedata.normalize("NFKD", char)
+            if decomposed[:1].isascii() and decomposed[:1].isalpha():
+                # An accented Latin letter reads as its base letter ("ïgnore").
+                folded = "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+            else:
+                folded = unicodedata.normalize("NFKC", char).lower().translate(_CONFUSABLES)
         for piece in folded:
             shadow.append(piece)
             origin.append(index)
     return "".join(shadow), origin
+
+
+# Letters spaced out to slip past a filter: "I g n o r e   a l l".
+_SPACED = re.compile(r"(?<!\S)(?:\S {1,3}){5,}\S(?!\S)")
+
+
+def _unspaced(shadow: str, origin: list[int]) -> tuple[str, list[int]]:
+    """The shadow with spaced-out runs closed up (one space between letters goes, a wider
+    gap stays a word break)."""
+    pieces: list[str] = []
+    mapped: list[int] = []
+    position = 0
+    for run in _SPACED.finditer(shadow):
+        pieces.append(shadow[position:run.start()])
+        mapped.extend(origin[position:run.start()])
+        segment = run.group()
+        index = 0
+        while index < len(segment):
+            char = segment[index]
+            if char == " ":
+                gap = len(segment[index:]) - len(segment[index:].lstrip(" "))
+                if gap > 1:
+                    pieces.append(" ")
+                    mapped.append(origin[run.start() + index])
+                index += gap
+                continue
+            pieces.append(char)
+            mapped.append(origin[run.start() + index])
+            index += 1
+        position = run.end()
+    pieces.append(shadow[position:])
+    mapped.extend(origin[position:])
+    return "".join(pieces), mapped
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    shadow, origin = _fold(text)
+    found = [(origin[m.start()], origin[m.end() - 1] + 1) for m in _INSTRUCTION.finditer(shadow)
+             if m.end() > m.start()]
+    if _SPACED.search(shadow):
+        closed, mapped = _unspaced(shadow, origin)
+        found += [(mapped[m.start()], mapped[m.end() - 1] + 1) for m in _INSTRUCTION.finditer(closed)
+                  if m.end() > m.start()]
+    # Overlapping spans merge, so each stretch is replaced once.
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(found):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def neutralise(text: str) -> tuple[str, list[str]]:
@@ -107,9 +238,7 @@ def neutralise(text: str) -> tuple[str, list[str]]:
     when any was. Repeats until none is left, even one that a replacement joined."""
     found = False
     for _ in range(10):
-        shadow, origin = _fold(text)
-        spans = [(origin[m.start()], origin[m.end() - 1] + 1) for m in _INSTRUCTION.finditer(shadow)
-                 if m.end() > m.start()]
+        spans = _spans(text)
         if not spans:
             break
         found = True

@@ -4,8 +4,9 @@ says it found something.
 
 A hazard counts as neutralised when (1) the step reports a finding of a matching kind and
 (2) the check below finds no trace of it in the output's prose. Fenced code is data and
-stays as written (less hidden characters), so the markup and phrase checks read prose only;
-the character checks read everything.
+stays as written, less hidden characters, and with the text of its comments defused: so the
+tool-call and link checks read prose only; the character, fake-system and instruction checks
+read everything.
 """
 
 from __future__ import annotations
@@ -68,13 +69,13 @@ def hazard_left(hazard: str, text: str) -> str | None:
     elif hazard == "bidi":
         match = _BIDI.search(text)
     elif hazard == "fake_system":
-        match = _FAKE_SYSTEM.search(prose(text))
+        match = _FAKE_SYSTEM.search(text)
     elif hazard == "tool_call":
         match = _TOOL_CALL.search(prose(text))
     elif hazard == "exfil_link":
         match = _EXFIL.search(prose(text))
     elif hazard == "instruction":
-        match = _INSTRUCTION.search(prose(text))
+        match = _INSTRUCTION.search(text)
     else:
         raise ValueError(f"unknown hazard {hazard!r}")
     return match.group() if match else None
