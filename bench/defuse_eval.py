@@ -10,8 +10,10 @@ when the output is its text byte for byte with no finding.
 
     python bench/defuse_eval.py [--blind] [--show]
 
-Rules were tuned on the "tune" half only (cases whose id ends in an odd number); the
-"held-out" half (even) is reported on its own, and --show prints only the tune half.
+Rules were first tuned on the "tune" half only (cases whose id ends in an odd number), and
+the "held-out" half (even) measured then is kept in bench/results/defuse_eval_heldout.json
+and reported as `held_out_before_tuning_on_it`; --show prints only the tune half unless
+--all.
 
 --blind records the first run on the corpora, before any rule was tuned on them, in
 bench/results/defuse_eval_blind.json (refused if that file exists); every later run reports
@@ -39,6 +41,8 @@ from tests.retrieval.defuse_checks import hazard_left, load, neutralised  # noqa
 
 RESULTS = ROOT / "bench" / "results"
 BLIND = RESULTS / "defuse_eval_blind.json"
+# The run after tuning on the tune half, before any rule was read against the held-out half.
+HELD_OUT = RESULTS / "defuse_eval_heldout.json"
 
 
 def split(case: dict[str, Any]) -> str:
@@ -46,7 +50,7 @@ def split(case: dict[str, Any]) -> str:
     return "tune" if int(digits) % 2 else "held_out"
 
 
-def evaluate(show: bool = False) -> dict[str, Any]:
+def evaluate(show: bool = False, both: bool = False) -> dict[str, Any]:
     hostile, ordinary = load("hostile.jsonl"), load("ordinary.jsonl")
     by_split: dict[str, Counter[str]] = defaultdict(Counter)
     by_category: dict[str, Counter[str]] = defaultdict(Counter)
@@ -65,7 +69,7 @@ def evaluate(show: bool = False) -> dict[str, Any]:
         if missed:
             misses.append({"id": case["id"], "missed": missed, "findings": findings,
                            "left": {h: hazard_left(h, output) for h in missed}})
-            if show and split(case) == "tune":
+            if show and (both or split(case) == "tune"):
                 print(f"MISS {case['id']} {missed} findings={findings}\n"
                       f"  in:  {case['text']!r}\n  out: {output!r}")
     changed = []
@@ -76,7 +80,7 @@ def evaluate(show: bool = False) -> dict[str, Any]:
         by_split["ordinary_" + split(case)]["unchanged"] += same
         if not same:
             changed.append({"id": case["id"], "findings": findings, "tricky": bool(case.get("tricky"))})
-            if show and split(case) == "tune":
+            if show and (both or split(case) == "tune"):
                 print(f"CHANGED {case['id']} {findings}\n  in:  {case['text']!r}\n  out: {output!r}")
     texts = [c["text"] for c in hostile + ordinary]
     rounds = []
@@ -106,8 +110,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--blind", action="store_true")
     parser.add_argument("--show", action="store_true")
+    parser.add_argument("--all", action="store_true", help="with --show: both halves")
     args = parser.parse_args()
-    result = evaluate(show=args.show)
+    result = evaluate(show=args.show, both=args.all)
     RESULTS.mkdir(exist_ok=True)
     if args.blind:
         if BLIND.exists():
@@ -121,6 +126,13 @@ def main() -> None:
             "by_category": {k: v["neutralised"] for k, v in blind["hostile"]["by_category"].items()},
             "ordinary_unchanged": blind["ordinary"]["unchanged"],
             "ordinary_cases": blind["ordinary"]["cases"]}
+    if HELD_OUT.exists():
+        frozen = json.loads(HELD_OUT.read_text(encoding="utf-8"))["by_split"]
+        result["held_out_before_tuning_on_it"] = {
+            "hostile_neutralised": frozen["hostile_held_out"]["neutralised"],
+            "hostile_cases": frozen["hostile_held_out"]["cases"],
+            "ordinary_unchanged": frozen["ordinary_held_out"]["unchanged"],
+            "ordinary_cases": frozen["ordinary_held_out"]["cases"]}
     (RESULTS / "defuse_eval.json").write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n",
                                               encoding="utf-8")
     hostile, ordinary = result["hostile"], result["ordinary"]
