@@ -13,6 +13,7 @@ idempotent: what comes out defuses to itself with no findings.
 
 from __future__ import annotations
 
+import base64
 import re
 from typing import Any
 
@@ -84,11 +85,48 @@ def _code(block: str) -> tuple[str, list[str]]:
     return first + newline + body + ("\n" if rest else "") + closing, findings
 
 
+# A run of zero-width characters long enough to spell bits.
+_ZERO_WIDTH_RUN = re.compile("[\u200b-\u200d\u2060-\u2064\u3164\uffa0\u115f\u1160]{8,}")
+
+
 def _hidden_findings(text: str) -> list[str]:
-    """What a hidden payload (TAG characters, selector runs) would have said, had it been
-    left in: the kinds the prose steps find in it."""
+    """What a hidden payload (TAG characters, selector runs, a long zero-width run) would
+    have said, had it been left in: the kinds the prose steps find in it, and `instruction`
+    for a payload of words, which is text meant for a model and kept from the reader."""
     payload = characters.hidden_text(text)
-    return _prose(payload)[1] if payload else []
+    found = _prose(payload)[1] if payload else []
+    if sum(c.isalpha() for c in payload) >= 8 or _ZERO_WIDTH_RUN.search(text):
+        found.append("instruction")
+    return found
+
+
+# Right-to-left override: what a reader sees is the stored text reversed.
+_OVERRIDE_SPAN = re.compile("[\u202e\u202b](?P<text>[^\u202c\n]{4,})(?:\u202c|$)", re.MULTILINE)
+# Base64 long enough to carry a sentence.
+_BASE64 = re.compile(r"(?<![\w+/])[A-Za-z0-9+/]{24,}={0,2}(?![\w+/=])")
+
+
+def _disguised(text: str) -> tuple[str, list[str]]:
+    """Instruction-like text written backwards under a bidi override, or in base64, replaced
+    by the marker: a model reads either as easily as plain text."""
+    found: list[str] = []
+
+    def check(match: re.Match[str], decoded: str, *kinds: str) -> str:
+        if phrases.neutralise(decoded)[1]:
+            found.extend(["instruction", *kinds])
+            return phrases.MARKER
+        return match.group()
+
+    text = _OVERRIDE_SPAN.sub(lambda m: check(m, m.group("text")[::-1], "bidi"), text)
+
+    def base64_text(match: re.Match[str]) -> str:
+        try:
+            decoded = base64.b64decode(match.group() + "=" * (-len(match.group()) % 4)).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            return match.group()
+        return check(match, decoded) if decoded.isprintable() else match.group()
+
+    return _BASE64.sub(base64_text, text), found
 
 
 def _hidden_urls(text: str) -> tuple[str, list[str]]:
@@ -117,6 +155,8 @@ def defuse(text: str) -> tuple[str, list[str]]:
             out.append(cleaned)
             continue
         cleaned, found = _hidden_urls(part)
+        findings.update(found)
+        cleaned, found = _disguised(cleaned)
         findings.update(found)
         cleaned, found = characters.clean(cleaned)
         findings.update(found)

@@ -42,6 +42,7 @@ def _ideograph(char: str) -> bool:
 def hidden_text(text: str) -> str:
     """What TAG characters and variation-selector runs spell, when they spell something:
     TAG characters mirror ASCII, and selectors VS1-VS256 stand for the bytes 0-255."""
+    text = _FLAG.sub("", text)  # a subdivision flag's tags spell its region, nothing more
     tags = "".join(chr(ord(c) - 0xE0000) for c in text if 0xE0020 <= ord(c) <= 0xE007E)
     data = bytearray()
     for char in text:

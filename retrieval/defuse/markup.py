@@ -24,9 +24,10 @@ _LLAMA = re.compile(r"\[\s*/?\s*(INST|SYS)\s*\]|<<\s*/?\s*SYS\s*>>|</?s>(?=\s|$|
 # Role tags, and the delimiters prompts put around data (closing one would let what follows
 # pose as the prompt).
 _ROLE_WORDS = (r"system|assistant|developer|user|human|model|ai|bot|instructions?|prompt|im_start|im_end|"
-               r"sam_user_memory|context|memory|memories|untrusted[\w-]*|data|document|search_results?")
+               r"sam_user_memory|context|memory|memories|untrusted[\w-]*|data|document|search_results?|"
+               r"start_of_turn|end_of_turn|[\w-]*(?:override|system|admin|instructions?)[\w-]*")
 _TOOL_WORDS = (r"tool|tools|tool_calls?|tool_use|tool_result|tool_code|function_calls?|function_results?|"
-               r"invoke|"
+               r"invoke|[\w:-]*(?:function_calls|invoke|parameter)|antml_\w+|"
                r"parameter|function|antml:[\w:-]+|execute_\w+|run_\w+|bash|shell|computer|code_interpreter|"
                r"python_exec|browser")
 # Role and tool tags, opening or closing, with or without attributes.
@@ -39,13 +40,24 @@ _BANNER = re.compile(
     r"|(?-i:\b(?P<c>SYSTEM)[ \t]+(?:PROMPT|NOTICE|MESSAGE|UPDATE|OVERRIDE|INSTRUCTIONS?|ALERT|COMMAND)\b)",
     re.IGNORECASE)
 _COMMENT = re.compile(r"<!--|-->")
-_REACT = re.compile(r"^(?P<lead>[ \t]*)(?P<label>Thought|Action|Action Input|Observation)(?P<tail>[ \t]*:)",
-                    re.MULTILINE)
+_REACT = re.compile(r"^(?P<lead>[ \t]*)(?P<label>Thought|Action|Action Input|Observation|Tool|Tool Input|"
+                    r"Args|"
+                    r"Arguments|Function)(?P<tail>[ \t]*:)", re.MULTILINE)
+_REACT_PAIR = re.compile(r"^[ \t]*(?:Action Input|Args|Arguments|Tool Input)[ \t]*:", re.MULTILINE)
+_CALL_TOOL = re.compile(r"(?P<lead>\b(?:calling|call|invoke|invoking|running)\s+(?:the\s+)?)tool\b"
+                        r"(?P<rest>\s*[`'\"]?[\w.-]+[`'\"]?\s+with\b[^\n]*)", re.IGNORECASE)
+# A message in a chat API's shape with real content is a fake turn; a schema example
+# ({"role": "developer", "content": "..."}) is not.
+_JSON_ROLE = re.compile(r"\"role\"\s*:\s*\"(?P<role>system|assistant|developer)\"\s*,"
+                        r"\s*\"content\"\s*:\s*\"[^\"]{12}",
+                        re.IGNORECASE)
 _CALL_VERB = re.compile(
     r"\b(?P<verb>call|invoke|run|execute)\s+(?P<fn>[a-z_][\w.]*_[\w.]*)\((?=[^)\n]{0,200}\))")
 _CALL_SYNTAX = re.compile(r"\b(?P<ns>functions|default_api|tools|multi_tool_use)\.(?=\w+\s*\()")
 _ROLE_HEADING = re.compile(
-    r"^(?P<lead>[ \t>*_-]*(?:#{1,6}[ \t]*)?\**\[?)(?P<role>system|assistant|developer|human|user|ai)"
+    r"^(?P<lead>[ \t>*_-]*(?:#{1,6}[ \t]*)?\**\[?)"
+    r"(?P<role>system|assistant|developer|human|user|ai|instruction|"
+    r"response|input)"
     r"(?P<tail>\]?\**[ \t]*(?:\(\w+\))?[ \t]*(?:message|prompt|notice|note|update|override|instructions?)?"
     r"[ \t]*:)",
     re.IGNORECASE | re.MULTILINE)
@@ -59,7 +71,7 @@ _ROLE_INLINE = re.compile(r"(?:(?<![\w-])(?P<shout>SYSTEM|ASSISTANT|DEVELOPER)"
 _HTML_FETCH = re.compile(r"<\s*(?:img|image|script|iframe|object|embed|link|meta|svg|video|audio|source|form|"
                          r"input|base|style)\b[^<>]{0,500}>", re.IGNORECASE)
 _HTML_ANCHOR = re.compile(r"<\s*a\s[^<>]*href\s*=\s*[\"']?(?P<url>[^\"'\s>]+)[^<>]*>", re.IGNORECASE)
-_TARGET = r"\(\s*<?(?P<url>[^)\s>]{0,2000})>?(?:\s+\"[^\"\n]*\")?\s*\)"
+_TARGET = r"\(\s*<?(?P<url>(?:[^)\s>\[]|\[[^\]\n]{0,200}\]){0,2000})>?(?:\s+\"[^\"\n]*\")?\s*\)"
 _MD_IMAGE = re.compile(r"!\[(?P<alt>[^\]\n]{0,300})\]" + _TARGET)
 _MD_LINK = re.compile(r"(?<!!)\[(?P<text>[^\]\n]{0,300})\]" + _TARGET)
 _MD_REF_IMAGE = re.compile(r"!\[(?P<alt>[^\]\n]{0,300})\]\[(?P<ref>[^\]\n]{0,100})\]")
@@ -67,7 +79,8 @@ _MD_REF_DEF = re.compile(r"^(?P<lead>[ \t]{0,3}\[[^\]\n]{1,100}\]:[ \t]*)<?(?P<u
                          re.MULTILINE)
 _AUTOLINK = re.compile(r"<(?P<url>(?:https?:)?//[^\s<>]{3,2000})>", re.IGNORECASE)
 _BARE_URL = re.compile(r"(?<![\w/(\[<\"'=])(?:https?:)?//[^\s<>()\[\]\"'`]{3,2000}", re.IGNORECASE)
-_TEMPLATE = re.compile(r"\{[^{}]{0,100}\}|\$\{?[A-Za-z_]\w*|%7[Bb]|%24|%s\b|<[^<>]{1,60}>|\[[A-Z_]{3,}\]|=$|"
+_TEMPLATE = re.compile(r"\{[^{}]{0,100}\}|\{\{|\$\{?[A-Za-z_]\w*|%7[Bb]|%24|%s\b|<[^<>]{1,60}>|"
+                       r"\[[A-Z_]{3,}\]|=$|"
                        r"\b(?:SECRET|TOKEN|PASSWORD|API_KEY|DATA|CONVERSATION|HISTORY|CHAT)\b")
 _JSON_CALL_KEYS = re.compile(
     r"\"(?:tool_calls|function_call|tool_use|functionCall|tool_code|recipient_name|tool_name)\"\s*:"
@@ -170,7 +183,17 @@ def neutralise(text: str, *, structure_only: bool = False) -> tuple[str, list[st
     def react(match: re.Match[str]) -> str:
         return note("tool_call", f"{match.group('lead')}⟦{match.group('label')}⟧{match.group('tail')}")
 
-    if re.search(r"^[ \t]*Action Input[ \t]*:", text, re.MULTILINE):
+    def call_tool(match: re.Match[str]) -> str:
+        rest = match.group("rest").replace("{", "⦃").replace("}", "⦄")
+        return note("tool_call", f"{match.group('lead')}⟦tool⟧{rest}")
+
+    def json_role(match: re.Match[str]) -> str:
+        role = match.group("role")
+        return note("chat_template", match.group().replace(role, f"⟦{role}⟧"))
+
+    text = _CALL_TOOL.sub(call_tool, text)
+    text = _JSON_ROLE.sub(json_role, text)
+    if _REACT_PAIR.search(text):
         text = _REACT.sub(react, text)
     text = _SPECIAL_TOKEN.sub(lambda m: note("chat_template", _look_alike(m.group())), text)
     text = _LLAMA.sub(lambda m: note("chat_template", _look_alike(m.group())), text)
@@ -184,7 +207,10 @@ def neutralise(text: str, *, structure_only: bool = False) -> tuple[str, list[st
 
     def heading(match: re.Match[str]) -> str:
         lead = match.group("lead")
-        if match.group("role").lower() not in _STRONG_ROLES and "#" not in lead and "[" not in lead:
+        role = match.group("role").lower()
+        if role in ("instruction", "response", "input") and "#" not in lead:
+            return match.group()  # "Input: a CSV file" is ordinary; "### Input:" is Alpaca's
+        if role not in _STRONG_ROLES and "#" not in lead and "[" not in lead:
             return match.group()
         return note("role_marker", f"{lead.replace('[', '')}⟦{match.group('role')}⟧"
                                    f"{match.group('tail').replace(']', '')}")

@@ -42,7 +42,8 @@ _PATTERNS = [
     r"(?:told|given|instructed))|above|before\s+this|that\s+came\s+before|said\s+(?:above|before))\b",
     r"\b(?:ignore|disregard|forget)\s+(?:all|everything)\b(?=\s*(?:[.!,:;]|and\b|$))",
     # new identities
-    r"\byou\s+are\s+(?:now|no\s+longer|henceforth|from\s+now\s+on)\b",
+    r"\byou\s+are\s+(?:now|no\s+longer|henceforth|from\s+now\s+on)\b(?!\s+(?:part\b|able\b|ready\b|subscribed\b|"
+    r"registered\b|logged\b|signed\b|enrolled\b|a\s+member\b|on\s+the\s+list\b|connected\b|set\s+up\b))",
     r"\bfrom\s+now\s+on,?\s+(?:you|your|act|respond|answer|reply|always|never|only|ignore|do)\b",
     r"\b(?:you\s+(?:will|must|shall|should|are\s+to|need\s+to)\s+|please\s+|now\s+)(?:act|behave|respond|"
     r"answer|reply)\s+(?:as|like)\s+(?:if\b|an?\s+|the\s+|my\s+)",
@@ -87,7 +88,7 @@ _PATTERNS = [
     r"\bthe\s+only\s+valid\s+(?:preference|instruction|rule|policy)\s+is\b",
     r"\bnew\s+(?:policy|rule|directive)\s*:",
     r"\byou\s+are\s+(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|jailbroken|unlimited|evil)\b",
-    r"\byou\s+are\s+[a-z]*(?:bot|gpt)\b",
+    r"\byou\s+are\s+(?:an?\s+)?(?:[\w-]+\s+){0,3}[a-z]*(?:bot|gpt)\b",
     r"\bstay\s+in\s+(?:character|role)\b",
     r"\b(?:respond|answer|reply|comply)\s+(?:to\s+[^.!?\n]{0,30}?)?(?:without\s+(?:any\s+)?(?:restrictions|"
     r"filters|limits|censorship|refusing)|with\s+all\s+requests)",
@@ -129,7 +130,34 @@ _PATTERNS = [
     r"\bwhen(?:ever)?\s+(?:you\s+are\s+|anyone\s+(?:is\s+)?)?asked\s+(?:for|about)\b[^.\n]{0,60}?,\s*"
     r"(?:output|say|reply|respond|answer|insert|include|tell|direct)\b",
     r"\bcall\s+(?:the\s+)?(?:[\w-]+\s+)?tool\b",
-    r"\bdisable\s+(?:all\s+)?(?:safety|guardrails|filters|content\s+polic(?:y|ies)|restrictions)\b",
+    r"\bdisable\s+(?:all\s+)?(?:safety|guardrails|filters|content\s+(?:polic(?:y|ies)|filter(?:s|ing))|"
+    r"restrictions|refusals?)",
+    r"\b(?:assistant|system|ai|agent|model|priority|admin|platform)\s+(?:directive|override|command)s?\b",
+    r"\bwithout\s+showing\s+(?:it|them|this)\b",
+    r"\bas\s+the\s+(?:assistant|ai|model|agent)\b,?\s+you\s+(?:must|should|will|shall)\b",
+    r"\b(?:append|add|attach)\b[^.\n]{0,60}?\bto\s+(?:your|every|each)\s+(?:reply|answer|response)\b",
+    r"\bdecode\s+(?:this|the\s+following|it)\b[^.\n]{0,30}?\b(?:follow|execute|run|obey)\b",
+    r"\byou\s+may\s+now\s+(?:share|reveal|ignore|disclose|access|bypass|skip)\b",
+    r"\b(?:always|must)\s+(?:include|includes|reveal|reveals|share|shares|output|outputs|print|prints)\b[^.\n]{0,60}?"
+    r"\b(?:credentials|passwords?|secrets?|tokens?|api\s+keys?)\b",
+    r"\bforget\s+(?:the\s+)?user'?s?\s+(?:question|request|message)",
+    r"\brespond\s+with\b[^.\n]{0,30}?\b(?:all|every)\s+(?:memories|secrets|passwords|credentials|files|records)\b",
+    r"\btrust\s+(?:all|every|any)\s+(?:subsequent|following|other)\b",
+    r"\bproceed\s+to\s+(?:call|run|execute|invoke)\b",
+    r"\bhas\s+granted\s+(?:admin|administrator|root|full)\b",
+    r"\b(?:agent|assistant|model|ai)\s+(?:should|must|will)\s+(?:now\s+)?(?:execute|run|call|emit|perform|do)\b",
+    r"\b(?:always\s+)?(?:end|start|begin|finish)\s+(?:every|each|your)\s+(?:answer|reply|response|message)s?\s+with\b",
+    r"\b(?:visit|open|fetch|load|render|request|ping)\s+(?:this\s+|the\s+)?⟦(?:link|image)",
+    r"\b(?:disclose|reveal|give|share|send)\s+(?:it|this|them)\s+to\s+(?:whoever|anyone|everyone|anybody)\b",
+    r"\bgrant\s+(?:me\s+|them\s+)?admin\b",
+    r"(?:^|(?<=[.!?]))\s*override\s*:",
+    r"\boverride\s+(?:enabled|active|mode|granted|accepted)\b",
+    r"\b(?:every|each|all)\s+(?:reply|replies|answer|answers|response|responses)\s+from\s+now\s+on\b",
+    r"\bfrom\s+now\s+on\s*[.!]",
+    r"\brender\s+(?:this|it|the\s+(?:\w+\s+)?above)\b",
+    r"\bskip\s+(?:all\s+)?(?:confirmation|approval|review|safety)\s+(?:steps?|checks?|prompts?)\b",
+    r"\bsend\s+[\w.-]{2,40}\s+to\s+[\w-]+\.(?:example|com|net|org|io|ru|xyz|cn|tk)\b",
+    r"(?:निर्देशों|निर्देश)\s+को\s+(?:अनदेखा|नज़रअंदाज़|नजरअंदाज)",
     # other languages: "ignore previous instructions", "you are now", "from now on"
     r"\bignorier(?:e|en|t)?\s+(?:(?:alle|sämtliche|die|deine|ihre)\s+)*(?:vorherigen|bisherigen|obigen|vorigen|"
     r"früheren)\s+(?:anweisungen|instruktionen|regeln|befehle)",
@@ -159,7 +187,11 @@ _PATTERNS = [
 _INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.IGNORECASE | re.MULTILINE)
 
 
-def _fold(text: str) -> tuple[str, list[int]]:
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_LEET_WORD = re.compile(r"[a-z0-9@$]*(?:[a-z][0-9@$]|[0-9@$][a-z])[a-z0-9@$]*")
+
+
+def _fold(text: str, *, confusables: bool = True) -> tuple[str, list[int]]:
     """The shadow the patterns read, and for each of its characters the index of the
     original character it came from."""
     shadow: list[str] = []
@@ -175,7 +207,9 @@ def _fold(text: str) -> tuple[str, list[int]]:
                 # An accented Latin letter reads as its base letter ("ïgnore").
                 folded = "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
             else:
-                folded = unicodedata.normalize("NFKC", char).lower().translate(_CONFUSABLES)
+                folded = unicodedata.normalize("NFKC", char).lower()
+                if confusables:
+                    folded = folded.translate(_CONFUSABLES)
         for piece in folded:
             shadow.append(piece)
             origin.append(index)
@@ -216,9 +250,18 @@ def _unspaced(shadow: str, origin: list[int]) -> tuple[str, list[int]]:
 
 
 def _spans(text: str) -> list[tuple[int, int]]:
+    """Spans of `text` to replace: matches in the folded shadow, in the shadow that keeps
+    Cyrillic and Greek as they are (for text written in them), in the shadow that reads
+    leetspeak ("1gn0r3"), and in the shadow with spaced-out letters closed up."""
     shadow, origin = _fold(text)
-    found = [(origin[m.start()], origin[m.end() - 1] + 1) for m in _INSTRUCTION.finditer(shadow)
-             if m.end() > m.start()]
+    shadows = [shadow]
+    if not text.isascii():
+        shadows.append(_fold(text, confusables=False)[0])
+    if _LEET_WORD.search(shadow):
+        shadows.append(_LEET_WORD.sub(lambda m: m.group().translate(_LEET), shadow))
+    found = [(origin[m.start()], origin[m.end() - 1] + 1)
+             for view in shadows for m in _INSTRUCTION.finditer(view)
+             if m.end() > m.start() and len(view) == len(origin)]
     if _SPACED.search(shadow):
         closed, mapped = _unspaced(shadow, origin)
         found += [(mapped[m.start()], mapped[m.end() - 1] + 1) for m in _INSTRUCTION.finditer(closed)
