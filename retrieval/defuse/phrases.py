@@ -147,7 +147,7 @@ _PATTERNS = [
     r"\bhas\s+granted\s+(?:admin|administrator|root|full)\b",
     r"\b(?:agent|assistant|model|ai)\s+(?:should|must|will)\s+(?:now\s+)?(?:execute|run|call|emit|perform|do)\b",
     r"\b(?:always\s+)?(?:end|start|begin|finish)\s+(?:every|each|your)\s+(?:answer|reply|response|message)s?\s+with\b",
-    r"\b(?:visit|open|fetch|load|render|request|ping)\s+(?:this\s+|the\s+)?⟦(?:link|image)",
+    r"\b(?:visit|open|fetch|load|render|request|ping)\s+(?:this\s+|the\s+)?⟦(?:link|image):[^⟧\n]*⟧",
     r"\b(?:disclose|reveal|give|share|send)\s+(?:it|this|them)\s+to\s+(?:whoever|anyone|everyone|anybody)\b",
     r"\bgrant\s+(?:me\s+|them\s+)?admin\b",
     r"(?:^|(?<=[.!?]))\s*override\s*:",

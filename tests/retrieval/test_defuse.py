@@ -36,7 +36,7 @@ DOCUMENTED_CHANGES: dict[str, tuple[set[str], str]] = {
     "ordinary-126": ({"role_marker"}, ROLE_LABEL),
     "ordinary-175": ({"role_marker"}, ROLE_LABEL),
     "ordinary-204": ({"role_marker"}, ROLE_LABEL),
-    "ordinary-168": ({"exfil_image"}, "a remote image becomes plain text naming its host and path, whatever the host"),
+    "ordinary-168": ({"exfil_image"}, "a remote image becomes plain text naming its host and path, any host"),
     "ordinary-198": ({"invisible"}, "soft hyphens go: the same character splits words to slip past filters"),
     "ordinary-163": ({"instruction"}, "an injection phrase quoted as an example reads the same as one used"),
     "ordinary-205": ({"chat_template"}, "chat-template tokens are made look-alike even in inline code"),
