@@ -184,11 +184,20 @@ _PATTERNS = [
     # (at a line's start, markup turns it into a quoted label first).
     r"(?:(?<=[.!?]\s)|(?<=[.!?]\s\s)|(?<=[\"“'(]))\s*(?:system|assistant|developer)\s*:(?=\s|$)",
 ]
-_INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in _PATTERNS), re.IGNORECASE | re.MULTILINE)
+# The shadow it reads is lower case already. The word boundary most patterns start with is
+# checked once, before any of them is tried: positions inside words then cost one test.
+_AT_WORD = [p[2:] for p in _PATTERNS if p.startswith(r"\b")]
+_ELSEWHERE = [p for p in _PATTERNS if not p.startswith(r"\b")]
+_INSTRUCTION = re.compile(r"\b(?:" + "|".join(f"(?:{p})" for p in _AT_WORD) + ")|"
+                          + "|".join(f"(?:{p})" for p in _ELSEWHERE), re.MULTILINE)
 
 
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
-_LEET_WORD = re.compile(r"[a-z0-9@$]*(?:[a-z][0-9@$]|[0-9@$][a-z])[a-z0-9@$]*")
+# A word of letters and the digits leetspeak uses ("1gn0r3"); "v2", "k8s" or "2fa" alone do
+# not make a text leetspeak, three such words do.
+_LEET_WORD = re.compile(r"\b(?=[a-z0-9@$]*[a-z])(?=[a-z0-9@$]*[0134579@$])[a-z0-9@$]{4,}\b")
+_LEET_CHARS = re.compile(r"[a-z0-9@$]*(?:[a-z][0-9@$]|[0-9@$][a-z])[a-z0-9@$]*")
+_CYRILLIC_OR_GREEK = re.compile("[\u0370-\u03ff\u0400-\u04ff]")
 
 
 def _fold(text: str, *, confusables: bool = True) -> tuple[str, list[int]]:
@@ -255,10 +264,10 @@ def _spans(text: str) -> list[tuple[int, int]]:
     leetspeak ("1gn0r3"), and in the shadow with spaced-out letters closed up."""
     shadow, origin = _fold(text)
     shadows = [shadow]
-    if not text.isascii():
+    if _CYRILLIC_OR_GREEK.search(text):
         shadows.append(_fold(text, confusables=False)[0])
-    if _LEET_WORD.search(shadow):
-        shadows.append(_LEET_WORD.sub(lambda m: m.group().translate(_LEET), shadow))
+    if len(_LEET_WORD.findall(shadow)) >= 3:
+        shadows.append(_LEET_CHARS.sub(lambda m: m.group().translate(_LEET), shadow))
     found = [(origin[m.start()], origin[m.end() - 1] + 1)
              for view in shadows for m in _INSTRUCTION.finditer(view)
              if m.end() > m.start() and len(view) == len(origin)]
