@@ -216,7 +216,8 @@ def _overview_entry(summary: dict[str, Any], left_out: Set[str]) -> dict[str, An
     text = "\n".join(line["line"] for line in lines)
     return {"space": summary["space"], "name": summary["name"], "display_name": summary["display_name"],
             "summary": text, "memory_ids": [line["id"] for line in lines], "items": summary["items"],
-            "lines": lines, "markdown": f"**{summary['display_name']}** ({summary['space']})\n{text}\n"}
+            "lines": lines, "markdown": f"**{summary['display_name']}** ({summary['space']})\n{text}\n",
+            **({"defused": summary["defused"]} if summary.get("defused") else {})}
 
 
 def _generated_at(selection: _Selection, as_of: datetime | None) -> str | None:
