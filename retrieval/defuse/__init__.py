@@ -32,10 +32,9 @@ _TOOL_FENCE = re.compile(r"^(?P<lead>[ ]{0,3}(?:`{3,}|~{3,})[ \t]*)(?P<info>tool
 # Comments in code: where natural language addresses a reader, and so a model.
 _CODE_COMMENT = re.compile(
     r"(?:(?<=\s)|^)(?:#(?![!\[{])|//|--(?=\s)|/\*|<!--|;;|%(?=\s)|\*(?=\s))(?P<text>.*)$", re.MULTILINE)
-# An address with a hidden character inside it poses as another address.
-_URL_WITH_HIDDEN = re.compile(
-    "(?:https?:)?//[^\\s<>()\\[\\]\"'`]*"
-    "[\u200b-\u200f\u2060-\u2064\ufeff\u00ad\u202a-\u202e\u2066-\u2069][^\\s<>()\\[\\]\"'`]*", re.IGNORECASE)
+# An address with a hidden character inside it poses as another address. Addresses are
+# matched whole (no backtracking), then checked for one.
+_URL_TOKEN = re.compile("(?:https?:)?//[^\\s<>()\\[\\]\"'`]+", re.IGNORECASE)
 
 
 def _blocks(text: str) -> list[tuple[str, bool, bool]]:
@@ -80,9 +79,10 @@ def _code(block: str) -> tuple[str, list[str]]:
         findings.extend(found)
         return match.group()[: match.start("text") - match.start()] + text
 
-    body, _, closing = rest.rpartition("\n")
-    body = _CODE_COMMENT.sub(comment, body)
-    return first + newline + body + ("\n" if rest else "") + closing, findings
+    if "\n" in rest:  # the lines between the fences; the closing fence stays as it is
+        body, _, closing = rest.rpartition("\n")
+        rest = _CODE_COMMENT.sub(comment, body) + "\n" + closing
+    return first + newline + rest, findings
 
 
 # A run of zero-width characters long enough to spell bits.
@@ -129,15 +129,22 @@ def _disguised(text: str) -> tuple[str, list[str]]:
     return _BASE64.sub(base64_text, text), found
 
 
+_HIDDEN_CHAR = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad\u202a-\u202e\u2066-\u2069]")
+
+
 def _hidden_urls(text: str) -> tuple[str, list[str]]:
     found: list[str] = []
+    if not _HIDDEN_CHAR.search(text):
+        return text, found
 
     def plain(match: re.Match[str]) -> str:
+        if not _HIDDEN_CHAR.search(match.group()):
+            return match.group()
         shown, hidden = characters.clean(match.group())
         found.extend(["exfil_link", *hidden])
         return f"⟦link: {markup.plain(shown)}⟧"
 
-    return _URL_WITH_HIDDEN.sub(plain, text), found
+    return _URL_TOKEN.sub(plain, text), found
 
 
 def defuse(text: str) -> tuple[str, list[str]]:

@@ -35,7 +35,10 @@ _ROLE_TAG = re.compile(rf"</?\s*(?:{_ROLE_WORDS}|{_TOOL_WORDS})(?:[\s=][^<>]{{0,
 # Banners that pose as a system section: "BEGIN SYSTEM PROMPT", "--- SYSTEM NOTICE ---",
 # "[[SYSTEM]]", "%%% SYSTEM %%%", "[SYSTEM PROMPT UPDATE]".
 _BANNER = re.compile(
-    r"(?:[\[\]{}<>=~%*#|-]{2,}|\[)[ \t]*/?(?P<a>system)\b"
+    # Decoration before the word is looked behind for (two marks, or one bracket, then at
+    # most two spaces), so a long run of marks is not re-read from every position.
+    r"(?:(?<=[\[\]{}<>=~%*#|-]{2})|(?<=[\[\]{}<>=~%*#|-]{2}[ \t])|(?<=[\[\]{}<>=~%*#|-]{2}[ \t]{2})"
+    r"|(?<=\[)|(?<=\[[ \t]))/?(?P<a>system)\b"
     r"|\b(?:BEGIN|END|START)[ \t]+(?P<b>SYSTEM)\b"
     r"|(?-i:\b(?P<c>SYSTEM)[ \t]+(?:PROMPT|NOTICE|MESSAGE|UPDATE|OVERRIDE|INSTRUCTIONS?|ALERT|COMMAND)\b)",
     re.IGNORECASE)
@@ -71,7 +74,10 @@ _ROLE_INLINE = re.compile(r"(?:(?<![\w-])(?P<shout>SYSTEM|ASSISTANT|DEVELOPER)"
 _HTML_FETCH = re.compile(r"<\s*(?:img|image|script|iframe|object|embed|link|meta|svg|video|audio|source|form|"
                          r"input|base|style)\b[^<>]{0,500}>", re.IGNORECASE)
 _HTML_ANCHOR = re.compile(r"<\s*a\s[^<>]*href\s*=\s*[\"']?(?P<url>[^\"'\s>]+)[^<>]*>", re.IGNORECASE)
-_TARGET = r"\(\s*<?(?P<url>(?:[^)\s>\[]|\[[^\]\n]{0,200}\]){0,2000})>?(?:\s+\"[^\"\n]*\")?\s*\)"
+# An address may hold one level of parentheses (Wikipedia) and bracketed placeholders; a bare
+# "(" ends it, so a run of "![a](" is not re-read from every position.
+_TARGET = (r"\(\s*<?(?P<url>(?:[^()\s>\[]|\([^()\s]{0,100}\)|\[[^\]\n]{0,200}\]){0,2000})>?"
+           r"(?:\s+\"[^\"\n]*\")?\s*\)")
 _MD_IMAGE = re.compile(r"!\[(?P<alt>[^\]\n]{0,300})\]" + _TARGET)
 _MD_LINK = re.compile(r"(?<!!)\[(?P<text>[^\]\n]{0,300})\]" + _TARGET)
 _MD_REF_IMAGE = re.compile(r"!\[(?P<alt>[^\]\n]{0,300})\]\[(?P<ref>[^\]\n]{0,100})\]")
@@ -119,42 +125,33 @@ def _look_alike(text: str) -> str:
 
 
 def _json_spans(text: str) -> list[tuple[int, int]]:
-    """Spans of JSON-looking objects (balanced braces) that read as a tool call."""
+    """Spans of JSON-looking objects (outermost balanced braces; an object left open runs to
+    the end) that read as a tool call. One pass over the text, whatever its braces."""
     spans: list[tuple[int, int]] = []
-    index = 0
-    while True:
-        start = text.find("{", index)
-        if start < 0:
-            return spans
-        depth, end = 0, -1
-        in_string = escaped = False
-        for position in range(start, min(len(text), start + 20_000)):
-            char = text[position]
-            if in_string:
-                if escaped:
-                    escaped = False
-                elif char == "\\":
-                    escaped = True
-                elif char == '"':
-                    in_string = False
-            elif char == '"':
-                in_string = True
-            elif char == "{":
-                depth += 1
-            elif char == "}":
-                depth -= 1
-                if depth == 0:
-                    end = position + 1
-                    break
-        if end < 0:
-            # Unbalanced: judge what follows the brace up to the end of the text.
-            end = len(text)
-        body = text[start:end]
-        if _JSON_CALL_KEYS.search(body) or (_JSON_NAME.search(body) and _JSON_ARGS.search(body)):
-            spans.append((start, end))
-            index = end
-        else:
-            index = start + 1
+    depth, start = 0, -1
+    in_string = escaped = False
+    for position, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"' or char == "\n":
+                in_string = False
+        elif char == '"' and depth:
+            in_string = True
+        elif char == "{":
+            if depth == 0:
+                start = position
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                spans.append((start, position + 1))
+    if depth:
+        spans.append((start, len(text)))
+    return [(a, b) for a, b in spans if _JSON_CALL_KEYS.search(text, a, b)
+            or (_JSON_NAME.search(text, a, b) and _JSON_ARGS.search(text, a, b))]
 
 
 def neutralise(text: str, *, structure_only: bool = False) -> tuple[str, list[str]]:
@@ -219,9 +216,10 @@ def neutralise(text: str, *, structure_only: bool = False) -> tuple[str, list[st
 
     def banner(match: re.Match[str]) -> str:
         word = match.group("a") or match.group("b") or match.group("c")
-        if match.group("a") and not (word.isupper() or match.group().lstrip().startswith(("[", "<", "{"))):
+        before = match.string[max(0, match.start() - 3):match.start()].strip()
+        if match.group("a") and not (word.isupper() or before[-1:] in ("[", "<", "{")):
             return match.group()
-        return note("role_marker", _look_alike(match.group()).replace(word, f"⟦{word}⟧", 1))
+        return note("role_marker", match.group().replace(word, f"⟦{word}⟧", 1))
 
     text = _BANNER.sub(banner, text)
     if structure_only:

@@ -4,6 +4,8 @@ changed only in the documented ways), code stays code, and defusing is idempoten
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -145,3 +147,18 @@ def test_defuse_json_defuses_every_string_and_keeps_keys_and_scalars():
 def test_the_legend_names_the_markers():
     for marker in ("⟦", "‹", "⦃"):
         assert marker in LEGEND
+
+
+@pytest.mark.parametrize("piece", ["{", "[", "<", "https://x.io/?", "![a](", "[a](http://x.io/?", "<img src=",
+                                   '{"name": "x", ', "\u200b//", "\u202e//", "a b ", "\n", "`", "<|", "QUFB"])
+def test_a_memory_of_the_largest_size_made_of_one_repeated_piece_defuses_quickly(piece):
+    # Content is at most 8,000 characters (memories.limits.CONTENT); every pattern must stay
+    # near-linear on it, whatever a writer stores.
+    text = piece * (8000 // len(piece))
+
+    started = time.perf_counter()
+    once, _ = defuse(text)
+    elapsed = time.perf_counter() - started
+
+    assert elapsed < 1.0, elapsed
+    assert defuse(once)[0] == once
