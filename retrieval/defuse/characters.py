@@ -69,10 +69,21 @@ def _visible(char: str) -> bool:
         and not _is_variation_selector(char)
 
 
+# Every character `clean` may drop or change (control and format characters, selectors,
+# fillers, tags): text with none of them, most text, is returned as it is without a walk.
+_SUSPECT = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160"
+    "\u17b4\u17b5\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0"
+    "\ufff9-\ufffb\ud800-\udfff\U000110bd\U000110cd\U0001bca0-\U0001bca3\U00013430-\U0001343f\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff]")
+
+
 def clean(text: str, *, in_code: bool = False) -> tuple[str, list[str]]:
     """`text` without hidden characters; the findings name what went (`invisible`, `tag_chars`,
     `bidi`, `control`). In code every bidi control goes, marks included: there they can only
     disguise what the code does."""
+    if not _SUSPECT.search(text):
+        return text, []
     findings: set[str] = set()
     flags = {m.start(): m.end() for m in _FLAG.finditer(text)}
     out: list[str] = []

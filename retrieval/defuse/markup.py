@@ -128,6 +128,8 @@ def _json_spans(text: str) -> list[tuple[int, int]]:
     """Spans of JSON-looking objects (outermost balanced braces; an object left open runs to
     the end) that read as a tool call. One pass over the text, whatever its braces."""
     spans: list[tuple[int, int]] = []
+    if "{" not in text:
+        return spans
     depth, start = 0, -1
     in_string = escaped = False
     for position, char in enumerate(text):

@@ -203,6 +203,8 @@ _CYRILLIC_OR_GREEK = re.compile("[\u0370-\u03ff\u0400-\u04ff]")
 def _fold(text: str, *, confusables: bool = True) -> tuple[str, list[int]]:
     """The shadow the patterns read, and for each of its characters the index of the
     original character it came from."""
+    if text.isascii():  # most text: one lower() and the identity map
+        return text.lower(), list(range(len(text)))
     shadow: list[str] = []
     origin: list[int] = []
     for index, char in enumerate(text):

@@ -5,12 +5,13 @@ changed only in the documented ways), code stays code, and defusing is idempoten
 from __future__ import annotations
 
 import time
+import unicodedata
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval.defuse import KINDS, LEGEND, defuse, defuse_json
+from retrieval.defuse import KINDS, LEGEND, characters, defuse, defuse_json
 from tests.retrieval.defuse_checks import hazard_left, load, neutralised
 
 HOSTILE = load("hostile.jsonl")
@@ -162,3 +163,15 @@ def test_a_memory_of_the_largest_size_made_of_one_repeated_piece_defuses_quickly
 
     assert elapsed < 1.0, elapsed
     assert defuse(once)[0] == once
+
+
+def test_every_control_and_format_character_is_looked_at():
+    # `clean` skips text that holds none of the characters it handles: none may be missing.
+    kept_beside_letters = {"\u200e", "\u200f", "\u061c"}  # direction marks
+    for code in range(0x110000):
+        char = chr(code)
+        if unicodedata.category(char) not in ("Cc", "Cf", "Cs") or char in "\t\n\r":
+            continue
+        if char in kept_beside_letters:
+            continue
+        assert characters.clean(f"x{char}y")[0] == "xy", hex(code)
