@@ -10,13 +10,23 @@ same kind); their "test" half is reported on its own too ("hardening").
 "fresh2" and "fresh3" are splits of their own: batches each written before a round of rule
 changes. "fresh2" was read in the third round, so "fresh3" is the honest held-out figure;
 "held-out" is "test", "fresh2" and "fresh3" together.
+"ids-tune" (bench/redaction_corpus/ids_tune.jsonl) holds national ids, passports, IBANs, tax,
+customer and account numbers of many countries in running text, and look-alikes of them, written
+by someone who never saw the rules; the id rules were tuned on it. Its expected ids carry a
+"subkind" and a "country", and the eval reports recall and precision per subkind.
 Look-alike cases (ids "lookalike-…") expect no finding at all; any finding there is a false
 positive, counted by look-alike category.
 
-    .venv/bin/python bench/redaction_eval.py [--show dev|test|fresh|hardening|fresh2|fresh3|all]
+    .venv/bin/python bench/redaction_eval.py [--show dev|test|fresh|hardening|fresh2|fresh3|ids-tune|all]
+    .venv/bin/python bench/redaction_eval.py --blind [PATH]
 
 --show prints the misses and false positives of a split. No database is needed. Writes
 bench/results/redaction.json and prints Markdown tables.
+
+--blind scores a held-out file (default bench/redaction_corpus/ids_blind.jsonl) that the rules
+were never tuned on, and prints and writes (bench/results/redaction_ids_blind.json) aggregate
+figures only: per kind, per id subkind and per look-alike category. It never prints a text or a
+value, so the set stays blind to whoever runs it.
 """
 
 from __future__ import annotations
@@ -36,13 +46,18 @@ sys.path.insert(0, str(ROOT))
 
 from governance.redaction import KINDS, Finding, redact_text  # noqa: E402
 
-CORPUS = ROOT / "bench" / "redaction_corpus" / "cases.jsonl"
+CORPUS_DIR = ROOT / "bench" / "redaction_corpus"
+# Every labelled file but the blind one; a file that is not there yet is skipped.
+CORPORA = (CORPUS_DIR / "cases.jsonl", CORPUS_DIR / "ids_tune.jsonl")
+BLIND = CORPUS_DIR / "ids_blind.jsonl"
 RESULTS = ROOT / "bench" / "results" / "redaction.json"
-SPLITS = ("dev", "test", "fresh2", "fresh3")
+BLIND_RESULTS = ROOT / "bench" / "results" / "redaction_ids_blind.json"
+SPLITS = ("dev", "test", "fresh2", "fresh3", "ids-tune")
 # "fresh": the part of "test" written after the rules were first frozen; "hardening": the part of
 # "test" that holds the shapes an outside probe found (written before the rules were changed);
 # "held-out": "test", "fresh2" and "fresh3" together (the look-alike target counts over all three)
-GROUPS = ("dev", "test", "fresh", "hardening", "fresh2", "fresh3", "held-out")
+GROUPS = ("dev", "test", "fresh", "hardening", "fresh2", "fresh3", "held-out", "ids-tune")
+SUBKINDS = ("national_id", "passport", "iban", "tax_number", "customer_number", "account_number")
 PARTS_OF_TEST = ("fresh", "hardening")
 LOOKALIKE = "lookalike-"
 
@@ -56,8 +71,18 @@ def in_group(case: dict, group: str) -> bool:
     return case["split"] == group
 
 
-def load_cases() -> list[dict]:
-    return [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]
+def load_cases(paths: tuple[Path, ...] = CORPORA) -> list[dict]:
+    cases = [json.loads(line) for path in paths if path.exists()
+             for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    keys = [case_key(case) for case in cases]
+    if len(set(keys)) != len(keys):
+        raise SystemExit("case ids must be unique within a split")
+    return cases
+
+
+def case_key(case: dict) -> str:
+    """Ids are unique within a split; files written apart reuse look-alike ids across splits."""
+    return f"{case['split']}/{case['id']}"
 
 
 def expected_spans(case: dict) -> list[tuple[str, int, int]]:
@@ -83,7 +108,7 @@ def score(cases: list[dict], findings_by_id: dict[str, tuple[Finding, ...]]) -> 
     counts = {k: defaultdict(int) for k in KINDS}
     for case in cases:
         expected = expected_spans(case)
-        findings = findings_by_id[case["id"]]
+        findings = findings_by_id[case_key(case)]
         for kind, start, end in expected:
             c = counts[kind]
             c["expected"] += 1
@@ -118,12 +143,57 @@ def lookalike_report(cases: list[dict], findings_by_id: dict[str, tuple[Finding,
         category = case["id"][len(LOOKALIKE):].rsplit("-", 1)[0]
         row = by_category[category]
         row["cases"] += 1
-        findings = findings_by_id[case["id"]]
+        findings = findings_by_id[case_key(case)]
         row["false_positives"] += len(findings)
         row["cases_with_fp"] += bool(findings)
     keys = ("cases", "cases_with_fp", "false_positives")
     total = {key: sum(row[key] for row in by_category.values()) for key in keys}
     return {"total": total, "by_category": dict(sorted(by_category.items()))}
+
+
+def subkind_report(cases: list[dict], findings_by_id: dict[str, tuple[Finding, ...]]) -> dict:
+    """Recall and precision of kind "id" per subkind (national_id, passport, iban, …).
+
+    Recall: the share of expected ids of the subkind that an "id" finding overlaps. Precision: of
+    the "id" findings that overlap an expected id of the subkind or that overlap nothing expected
+    in a case holding that subkind, the share that overlap one. A finding that overlaps nothing in
+    a look-alike case counts under "lookalike".
+    """
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for case in cases:
+        pairs = zip(case["expected"], expected_spans(case), strict=True)
+        spans = [(item["subkind"], *span) for item, span in pairs
+                 if item["kind"] == "id" and item.get("subkind")]
+        for subkind, _kind, start, end in spans:
+            counts[subkind]["expected"] += 1
+            counts[subkind]["found"] += any(f.kind == "id" and overlaps(f.start, f.end, start, end)
+                                            for f in findings_by_id[case_key(case)])
+        # Any expected value of any kind: an id finding over a phone is a phone's, not a stray.
+        all_spans = expected_spans(case)
+        case_subkinds = {s for s, *_ in spans}
+        if not case_subkinds and case["id"].startswith(LOOKALIKE):
+            case_subkinds = {"lookalike"}
+        for f in findings_by_id[case_key(case)]:
+            if f.kind != "id":
+                continue
+            hit = {s for s, _k, a, b in spans if overlaps(f.start, f.end, a, b)}
+            for subkind in hit:
+                counts[subkind]["correct"] += 1
+            if not hit and not any(overlaps(f.start, f.end, a, b) for _k, a, b in all_spans):
+                for subkind in case_subkinds:
+                    counts[subkind]["false_positives"] += 1
+    table = {}
+    for subkind in (*SUBKINDS, *sorted(set(counts) - set(SUBKINDS))):
+        c = counts.get(subkind)
+        if c is None:
+            continue
+        predicted = c["correct"] + c["false_positives"]
+        table[subkind] = {
+            "expected": c["expected"], "found": c["found"], "false_positives": c["false_positives"],
+            "recall": round(c["found"] / c["expected"], 3) if c["expected"] else 1.0,
+            "precision": round(c["correct"] / predicted, 3) if predicted else 1.0,
+        }
+    return table
 
 
 def four_kb(texts: list[str]) -> str:
@@ -206,7 +276,7 @@ def third_party_code() -> dict:
 def show(cases: list[dict], findings_by_id: dict[str, tuple[Finding, ...]]) -> None:
     for case in cases:
         expected = expected_spans(case)
-        findings = findings_by_id[case["id"]]
+        findings = findings_by_id[case_key(case)]
         text = case["text"]
         missed = [(k, text[s:e]) for k, s, e in expected
                   if not any(f.kind == k and overlaps(f.start, f.end, s, e) for f in findings)]
@@ -218,6 +288,14 @@ def show(cases: list[dict], findings_by_id: dict[str, tuple[Finding, ...]]) -> N
                 print(f"    MISSED {item}")
             for item in wrong:
                 print(f"    FALSE  {item}")
+
+
+def subkind_markdown(table: dict) -> list[str]:
+    lines = ["| id subkind | expected | recall | precision | stray id findings |", "|---|---|---|---|---|"]
+    for subkind, row in table.items():
+        lines.append(f"| {subkind} | {row['expected']} | {row['recall']:.3f} | {row['precision']:.3f} | "
+                     f"{row['false_positives']} |")
+    return lines
 
 
 def markdown(results: dict) -> str:
@@ -239,6 +317,9 @@ def markdown(results: dict) -> str:
     totals = [results["splits"][s]["lookalikes"]["total"] for s in SPLITS]
     lines.append(f"| **all** | {'/'.join(str(t['cases']) for t in totals)} | "
                  f"{'/'.join(str(t['cases_with_fp']) for t in totals)} |")
+    tune = results["splits"]["ids-tune"]
+    if tune["cases"]:
+        lines += ["", "`ids-tune` per id subkind:", "", *subkind_markdown(tune["subkinds"])]
     held_out = results["splits"]["held-out"]["lookalikes"]["total"]
     share = 100 * held_out["cases_with_fp"] / max(held_out["cases"], 1)
     lines.append(f"\nLook-alikes damaged, held-out (test + fresh2 + fresh3): {held_out['cases_with_fp']} of "
@@ -260,16 +341,67 @@ def markdown(results: dict) -> str:
     return "\n".join(lines)
 
 
+def blind(path: Path) -> None:
+    """Score the blind file and print aggregate figures only (see the module docstring).
+
+    Nothing from a case (text, value, id, note) is printed, also when a line cannot be read or
+    scored: such lines are counted, not shown.
+    """
+    cases, unreadable = [], 0
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            case = json.loads(line)
+            expected_spans(case)
+        except (ValueError, KeyError, TypeError):
+            unreadable += 1
+            continue
+        cases.append(case)
+    redact_text("Warm-up: Anna Schmidt, anna@example.com")  # loads the word lists
+    start = time.perf_counter()
+    findings_by_id = {case_key(case): redact_case(case) for case in cases}
+    seconds = time.perf_counter() - start
+    lookalikes = lookalike_report(cases, findings_by_id)
+    results = {
+        "file": path.name, "cases": len(cases), "unreadable_lines": unreadable,
+        "lookalike_cases": lookalikes["total"]["cases"],
+        "ms_per_text": round(seconds / max(len(cases), 1) * 1000, 3),
+        "kinds": score(cases, findings_by_id),
+        "subkinds": subkind_report(cases, findings_by_id),
+        "lookalikes": lookalikes,
+    }
+    BLIND_RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    BLIND_RESULTS.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    lines = [f"Blind file {path.name}: {len(cases)} cases ({unreadable} unreadable lines), "
+             f"{results['ms_per_text']} ms per text.", "",
+             "| kind | expected | precision | recall |", "|---|---|---|---|"]
+    for kind, row in results["kinds"].items():
+        lines.append(f"| {kind} | {row['expected']} | {row['precision']:.3f} | {row['recall']:.3f} |")
+    lines += ["", *subkind_markdown(results["subkinds"]), "",
+              "| look-alike category | cases | cases with a finding | findings |", "|---|---|---|---|"]
+    for category, row in lookalikes["by_category"].items():
+        lines.append(f"| {category} | {row['cases']} | {row['cases_with_fp']} | {row['false_positives']} |")
+    total = lookalikes["total"]
+    lines.append(f"| **all** | {total['cases']} | {total['cases_with_fp']} | {total['false_positives']} |")
+    print("\n".join(lines))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", choices=(*GROUPS, "all"),
                         help="print the misses and false positives of a split")
+    parser.add_argument("--blind", nargs="?", const=BLIND, type=Path, metavar="PATH",
+                        help="score a blind file, printing aggregate figures only")
     args = parser.parse_args()
+    if args.blind:
+        blind(args.blind)
+        return
     cases = load_cases()
     start = time.perf_counter()
     redact_text("Warm-up: Anna Schmidt, anna@example.com")
     first_call_ms = round((time.perf_counter() - start) * 1000, 1)
-    findings_by_id = {case["id"]: redact_case(case) for case in cases}
+    findings_by_id = {case_key(case): redact_case(case) for case in cases}
     results: dict = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores",
         "python": platform.python_version(),
@@ -283,6 +415,7 @@ def main() -> None:
             "cases": len(subset),
             "kinds": score(subset, findings_by_id),
             "lookalikes": lookalike_report(subset, findings_by_id),
+            "subkinds": subkind_report(subset, findings_by_id),
         }
     results["third_party_code"] = third_party_code()
     results["throughput"] = throughput(cases)

@@ -73,6 +73,18 @@ class Space(models.Model):
     # floor (docs/lifecycle.md). Off by default: below their floor they are suggested for
     # archiving, never deleted.
     prune_decayed = models.BooleanField(default=False)
+    # A chat user's notes (user spaces only; docs/lifecycle.md, "A chat user's notes"). Empty
+    # takes the install's setting (SAM_USER_NOTE_CAP, SAM_USER_HIGH_IDLE_DAYS); 0 turns the
+    # rule off for this space.
+    note_cap = models.PositiveIntegerField(
+        null=True, blank=True,
+        help_text="User spaces: active memories kept before the oldest low and normal ones are "
+                  "archived. Empty: SAM_USER_NOTE_CAP; 0: no cap.")
+    high_idle_days = models.PositiveSmallIntegerField(
+        null=True, blank=True,
+        help_text="User spaces: days a high-priority memory may go unused (counted back from the "
+                  "space's last activity) before it is lowered to normal. Empty: "
+                  "SAM_USER_HIGH_IDLE_DAYS; 0: never.")
     # What a write does with a memory already stored (docs/lifecycle.md, "On write").
     duplicate_policy = models.CharField(max_length=12, choices=DuplicatePolicy.choices,
                                         default=DuplicatePolicy.REINFORCE)

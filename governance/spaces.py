@@ -23,8 +23,8 @@ from governance.roles import Role
 from governance.services import membership_grant
 
 SPACE_SETTINGS = ("name", "kind", "description", "mode", "retention_days", "prune_decayed",
-                  "duplicate_policy", "near_duplicate_policy", "supersession_policy", "capture_sources",
-                  "redaction_allowlist")
+                  "note_cap", "high_idle_days", "duplicate_policy", "near_duplicate_policy",
+                  "supersession_policy", "capture_sources", "redaction_allowlist")
 
 
 @transaction.atomic

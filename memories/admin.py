@@ -52,8 +52,8 @@ class SpaceAdmin(admin.ModelAdmin):
     search_fields = ("slug", "name")
     prepopulated_fields = {"slug": ("name",)}
     fields = ("slug", "name", "kind", "description", "mode", "retention_days", "prune_decayed",
-              "duplicate_policy", "near_duplicate_policy", "supersession_policy", "capture_sources",
-              "redaction_allowlist")
+              "note_cap", "high_idle_days", "duplicate_policy", "near_duplicate_policy",
+              "supersession_policy", "capture_sources", "redaction_allowlist")
     inlines = (SpaceMembershipInline, RestrictedTagInline)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Space]:

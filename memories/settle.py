@@ -10,14 +10,16 @@ steps, which call them, so they queue the step by name). `settle` runs each step
 2. placing the memories in their space's categories (memories.categories.services);
 3. linking them to the people, projects, files and libraries they name
    (memories.entities.linking);
-4. the steps of the apps above memories, which register them in their `ready()` so that
+4. a user space over its note cap archives its oldest low and normal notes
+   (memories.lifecycle.user_notes);
+5. the steps of the apps above memories, which register them in their `ready()` so that
    memories never imports them (recall's training runs for edited memories and its
    word-statistics recount, retrieval.apps). This is the one hook: a lower layer calling
    a higher one.
 
 A step that fails is logged and does not stop the others: what it missed is caught up by
 the nightly jobs (write checks of memories left pending, the entity relink, category
-placement of the unplaced).
+placement of the unplaced, the note cap).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from collections.abc import Callable
 
 from memories.categories import services as categories
 from memories.entities import linking as entities
-from memories.lifecycle import write_checks
+from memories.lifecycle import user_notes, write_checks
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +53,7 @@ def settle(memory_ids: list[str]) -> None:
     _run(write_checks.after_settled, ids)
     _run(categories.place, ids)
     _run(entities.link, ids)
+    _run(user_notes.after_settled, ids)
     for step in list(_ABOVE):
         _run(step, ids)
 

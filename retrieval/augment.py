@@ -4,18 +4,18 @@ For a user space and the message being answered: core memories always, then by p
 and relevance (high before normal, each by how well it matches the message), at most 3
 conversation summaries, never low-priority ones; at most `max_items` notes and
 `max_chars` characters of notes, grouped by category, with the user's preferred style
-first. docs/recall.md, "Prompt augmentation", has the rules and the block's shape.
+first. docs/recall.md, "Prompt augmentation", has the rules and the block's shape. The
+notes put in count as used (`track`).
 
-Stored text goes in as quoted data inside clear delimiters: each note is one line, its
-text JSON-quoted, angle brackets and role markers defused, and phrases that read as
-instructions to a model ("ignore previous instructions", "you are now", "system:")
-replaced, so a memory cannot pose as part of the prompt.
+Stored text goes in as quoted data inside clear delimiters: each note goes through the
+shared defusing step (retrieval.defuse: hidden characters, prompt markup, tool calls,
+data-carrying links, instruction-like phrases), then becomes one line, JSON-quoted, with
+angle brackets and backticks replaced, so a memory cannot pose as part of the prompt.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,9 +25,11 @@ from django.db.models import Q
 from core.actor import Actor
 from governance import access, policy
 from governance.audit.services import audit_record
+from memories.lifecycle import feedback
 from memories.models import Memory, Priority
 from retrieval import pipeline
 from retrieval.context import RecallContext
+from retrieval.defuse import defuse
 
 MAX_ITEMS = 15
 MAX_CHARS = 1200
@@ -49,18 +51,6 @@ CATEGORIES: dict[str, tuple[str, ...]] = {
 OTHER = "Other notes"
 PRIORITY_RANK: dict[str, int] = {Priority.CORE: 0, Priority.HIGH: 1, Priority.NORMAL: 2, Priority.LOW: 3}
 
-# Phrases that address a model rather than describe the user.
-_INSTRUCTION_LIKE = re.compile(
-    r"\b(?:ignore|disregard|forget|override|bypass)\b[^.!?]{0,40}?"
-    r"\b(?:instructions?|prompts?|rules?|guidelines?|directions?|context|everything)\b"
-    r"|\byou\s+are\s+now\b|\bfrom\s+now\s+on\b|\bact\s+as\b|\bpretend\s+(?:to\s+be|you\s+are)\b"
-    r"|\bnew\s+instructions?\b|\bsystem\s+prompt\b|\bdeveloper\s+mode\b|\bjailbreak\w*\b"
-    r"|\b(?:system|assistant|developer|user)\s*:",
-    re.IGNORECASE,
-)
-_INVISIBLE = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
-
-
 @dataclass(frozen=True)
 class Limits:
     max_items: int = MAX_ITEMS
@@ -76,7 +66,12 @@ class Note:
     text: str
     reason: str  # core | priority | relevance | summary
     score: float = 0.0
-    neutralised: bool = False
+    # What the defusing step neutralised in the note (retrieval.defuse.KINDS).
+    defused: list[str] = field(default_factory=list)
+
+    @property
+    def neutralised(self) -> bool:
+        return bool(self.defused)
 
     @property
     def category(self) -> str:
@@ -94,30 +89,31 @@ class Augmentation:
     chars: int = 0
     left_out: int = 0
     silenced: bool = False
+    # The notes put in were counted as used (track asked, and the modes allow traces).
+    tracked: bool = False
 
 
-def quoted(text: str) -> tuple[str, bool]:
-    """A memory's text as one line of quoted data; True when instruction-like phrases were
-    replaced."""
-    clean = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
-    clean = "".join(" " if unicodedata.category(c).startswith("C") else c for c in clean)
+def quoted(text: str) -> tuple[str, list[str]]:
+    """A memory's text as one line of quoted data, and what defusing neutralised in it."""
+    clean, findings = defuse(text)
+    kinds = set(findings)
+    # Tabs and line breaks fold into spaces; the format characters defusing kept (joiners,
+    # direction marks, a flag's tags) stay.
+    clean = "".join(" " if unicodedata.category(c) == "Cc" else c for c in clean)
     clean = " ".join(clean.split())
-    replaced = 0
-    while True:  # until none is left, even one formed by what a replacement joined
-        clean, count = _INSTRUCTION_LIKE.subn("[…]", clean)
-        if not count:
-            break
-        replaced += count
+    # Folding the lines can bring two halves of a phrase together: defuse the line again.
+    clean, again = defuse(clean)
+    kinds.update(again)
     clean = clean.replace("<", "‹").replace(">", "›").replace("`", "'")
     if len(clean) > NOTE_MAX_CHARS:
         clean = clean[: NOTE_MAX_CHARS - 1].rstrip() + "…"
-    return json.dumps(clean, ensure_ascii=False), bool(replaced)
+    return json.dumps(clean, ensure_ascii=False), sorted(kinds)
 
 
 def _note(memory_id: str, kind: str, priority: str, text: str, reason: str, score: float = 0.0) -> Note:
-    line, neutralised = quoted(text)
+    line, defused = quoted(text)
     return Note(id=memory_id, kind=kind, priority=priority, text=line, reason=reason, score=score,
-                neutralised=neutralised)
+                defused=defused)
 
 
 def candidates(actor: Actor, space: Any, message: str, limits: Limits) -> list[Note]:
@@ -193,17 +189,28 @@ def render(notes: list[Note]) -> str:
     return "\n".join(lines)
 
 
-def augment(*, actor: Actor, space: str, message: str = "", limits: Limits = Limits()) -> Augmentation:
+def augment(*, actor: Actor, space: str, message: str = "", limits: Limits = Limits(),
+            track: bool = True) -> Augmentation:
     """The prompt block for `space` (a space the actor may read; 404 otherwise). Empty when
-    the memory mode keeps the space out of recall (capture_only, off). Audited like an
-    untracked recall: who, which space, how many notes; no text."""
+    the memory mode keeps the space out of recall (capture_only, off).
+
+    A tracked augmentation (`track`, the default, in modes that allow traces: not paused or
+    incognito, for the space and the user) counts each note put in as used, so what a chat
+    app keeps using does not decay as if unused, and the user's notes keep their sign of
+    life (memories.lifecycle.user_notes). Audited like a recall: who, which space, how many
+    notes, and when tracked which; no text."""
     target = access.access_space(actor, slug=space)
-    if not policy.policy(actor, target).recall:
+    allowed = policy.policy(actor, target)
+    if not allowed.recall:
         audit_record("recall", actor=actor, space=target, target_type="recall",
                      after={"items": 0, "tracked": False, "purpose": "prompt_augmentation", "silenced": True})
         return Augmentation(block="", silenced=True)
     notes, left_out = select(candidates(actor, target, message, limits), limits)
-    audit_record("recall", actor=actor, space=target, target_type="recall",
-                 after={"items": len(notes), "tracked": False, "purpose": "prompt_augmentation"})
+    tracked = track and allowed.track
+    after: dict[str, Any] = {"items": len(notes), "tracked": tracked, "purpose": "prompt_augmentation"}
+    if tracked:
+        feedback.memories_put_in_prompt(memory_ids=[n.id for n in notes])
+        after["memory_ids"] = [n.id for n in notes]
+    audit_record("recall", actor=actor, space=target, target_type="recall", after=after)
     return Augmentation(block=render(notes), notes=notes, chars=sum(len(n.line) for n in notes),
-                        left_out=left_out)
+                        left_out=left_out, tracked=tracked)

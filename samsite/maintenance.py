@@ -5,8 +5,9 @@ django-q2 schedules (`sam_schedules`) and `manage.py sam_maintenance`.
 - nightly: the decay pass, the write checks (near duplicates, supersession) the embedding
   job left unfinished, duplicate consolidation (exact duplicates merged, near duplicates
   queued for review), archive suggestions, pruning in spaces that opt in, the training
-  examples of memories changed since their last run (failures queued for review), and
-  entities no memory names any more;
+  examples of memories changed since their last run (failures queued for review),
+  entities no memory names any more, and a chat user's notes (idle high notes lowered to
+  normal, user spaces trimmed to their note cap);
 - weekly: memory cards whose last check is older than their TTL recorded as stale, and PRD
   summaries and formation left behind;
 - monthly: statistics refreshed for the planner and recall, and the lifecycle statistics.
@@ -19,7 +20,7 @@ from dataclasses import asdict
 from typing import Any
 
 from memories.entities import linking as entities
-from memories.lifecycle import maintenance, write_checks
+from memories.lifecycle import maintenance, user_notes, write_checks
 from prd import tasks as prd_tasks
 from prd.sessions import cards as session_cards
 from retrieval import training
@@ -38,6 +39,8 @@ def nightly(*, dry_run: bool = False) -> dict[str, Any]:
     # A dry run has not lowered anything: suggestions are listed from the stored values.
     suggested = maintenance.archive_suggestions(dry_run=dry_run)
     pruned = maintenance.prune(dry_run=dry_run)
+    lowered = user_notes.lower_idle_high(dry_run=dry_run)
+    trimmed = user_notes.trim(dry_run=dry_run)
     tested = [] if dry_run else training.run_due()
     # Memories changed today linked again (a settle whose linking failed), and names no
     # memory mentions any more (a path that deleted memories without releasing them).
@@ -60,6 +63,9 @@ def nightly(*, dry_run: bool = False) -> dict[str, Any]:
         "training_failures": sorted(failing),
         "pruned_memories": pruned.pruned,
         "prune_skipped_spaces": pruned.skipped_spaces,
+        "user_notes_lowered": len(lowered.lowered),
+        "user_notes_trimmed": len(trimmed.archived),
+        "user_spaces_over_cap": trimmed.over_cap,
     }
 
 

@@ -8,7 +8,18 @@ import re
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import replace
 
-from . import addresses, assignments, emails, entropy, identifiers, key_formats, names, phones
+from . import (
+    addresses,
+    assignments,
+    checksum_ids,
+    emails,
+    entropy,
+    identifiers,
+    key_formats,
+    labelled_ids,
+    names,
+    phones,
+)
 from .findings import PLACEHOLDERS, Candidate, Redacted
 from .normalise import normalise
 from .scan import Scan, Spans
@@ -20,6 +31,8 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
     assignments.find,
     emails.find,
     identifiers.find,
+    labelled_ids.find,
+    checksum_ids.find,
     phones.find,
     addresses.find,
     names.find,

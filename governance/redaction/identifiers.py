@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from stdnum import isin
+
 from . import name_lexicon as lexicon
 from .findings import Candidate
 from .scan import Scan
@@ -160,6 +162,8 @@ def find(scan: Scan) -> Iterator[Candidate]:
         group = "id" if match.group("id") else "bare"
         if group == "bare" and not _has_letters_and_digits(match.group(group)):
             continue
+        if group == "bare" and isin.is_valid(match.group(group)):
+            continue  # a security's ISIN ("US0378331005") has a Slack id's shape
         yield Candidate("id", *match.span(group), "slack_member_id", PRIORITY_FORMAT)
     for match in _VENDOR_ID.finditer(text):
         suffix = match.group().split("_", 1)[1]

@@ -81,16 +81,21 @@ _OTHER_NUMBER_WORDS = (
     r"orders?|invoices?|inv|isbn(?:-1[03])?|issn|ean|upc|gtin|sku|serial|s/n|sn|tracking|parcel|"
     r"shipment|part|model|build|version|release|ticket|case|ref(?:erence)?|receipt|transaction|batch|lot|"
     r"patent|doi|iban|routing|swift|bic|po|purchase order|confirmation|booking|voucher|coupon|"
-    r"license|licence|serie|série|pedido|ordine|fattura|factura|facture|rechnung|bestellung"
+    r"license|licence|serie|série|pedido|ordine|fattura|factura|facture|rechnung|bestellung|"
+    # Ids of runs and devices, and the identifiers of banks and people (docs/redaction.md, "id").
+    r"run[ \t_-]?id|job[ \t_-]?id|(?:express[ \t]+)?service[ \t]+(?:code|tag)|sort[ \t]+code|aba|bsb|"
+    r"ssn|bsn|pesel|regon|nif|dni|cpf|vat|steuer-?(?:id|nummer|nr\.?)|passport"
 )
 _OTHER_NUMBER_BEFORE = re.compile(
     rf"\b(?:{_OTHER_NUMBER_WORDS})"
-    r"(?:[ \t]*(?:number|no\.?|nr\.?|num|id|code|#))?[ \t]*(?:is|was|:|#|=)?[ \t]*$",
+    r"(?:[ \t_-]*(?:number|no\.?|nr\.?|num|id|code|#))?[\"']?[ \t]*(?:is|was|:|#|=)?[ \t]*[\"']?$",
     re.IGNORECASE,
 )
 _OTHER_NUMBER_WORD = re.compile(rf"\b(?:{_OTHER_NUMBER_WORDS})\b", re.IGNORECASE)
 # The clause after a number, up to a sentence's end: "+44 7700 900123 is the on-call phone".
 _CLAUSE_AFTER = re.compile(r"[^.;!?]*")
+# The result of arithmetic: "2^31 - 1 = 2147483647", "x * 1000 = 86400000".
+_MATH_BEFORE = re.compile(r"[\d)][ \t]*[=×*/^][ \t]*$")
 # A hyphen glues the digits to a code: "INV-2024-000381", "SN-4471-2290-8813", "375-555-0142-A".
 _GLUED_BEFORE = re.compile(r"\w-$")
 _GLUED_AFTER = re.compile(r"-\w")
@@ -106,7 +111,7 @@ def find(scan: Scan) -> Iterator[Candidate]:
             continue
         before = scan.line_before(window.start(), 40)
         if (_GLUED_BEFORE.search(before) or _GLUED_AFTER.match(text, window.end())
-                or _OTHER_NUMBER_BEFORE.search(before)):
+                or _OTHER_NUMBER_BEFORE.search(before) or _MATH_BEFORE.search(before)):
             continue
         # A phone word in the same clause after the number counts like one before it.
         clause = _CLAUSE_AFTER.match(scan.line_after(window.end(), 40))

@@ -56,6 +56,8 @@ class SpaceOutputSerializer(serializers.Serializer):
     mode = serializers.ChoiceField(choices=Mode.choices)
     retention_days = serializers.IntegerField(allow_null=True)
     prune_decayed = serializers.BooleanField()
+    note_cap = serializers.IntegerField(allow_null=True)
+    high_idle_days = serializers.IntegerField(allow_null=True)
     duplicate_policy = serializers.ChoiceField(choices=DuplicatePolicy.choices)
     near_duplicate_policy = serializers.ChoiceField(choices=NearDuplicatePolicy.choices)
     supersession_policy = serializers.ChoiceField(choices=SupersessionPolicy.choices)
@@ -83,6 +85,14 @@ class SpaceSettingsSerializer(JSONInputSerializer):
     prune_decayed = serializers.BooleanField(
         required=False, help_text="Let the nightly job delete memories whose confidence fell below 0.1 "
                                   "(default false: they are only suggested for archiving)")
+    note_cap = serializers.IntegerField(
+        required=False, allow_null=True, min_value=0, max_value=1_000_000,
+        help_text="User spaces: active memories kept before the oldest low, then normal ones are "
+                  "archived (null: SAM_USER_NOTE_CAP, 200 by default; 0: no cap)")
+    high_idle_days = serializers.IntegerField(
+        required=False, allow_null=True, min_value=0, max_value=3650,
+        help_text="User spaces: a high-priority memory unused this many days before the space's last "
+                  "activity is lowered to normal (null: SAM_USER_HIGH_IDLE_DAYS, 30 by default; 0: never)")
     duplicate_policy = serializers.ChoiceField(
         choices=DuplicatePolicy.choices, required=False,
         help_text="The same text written again: reinforce the stored memory (default) or keep both")

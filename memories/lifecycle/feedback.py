@@ -2,7 +2,8 @@
 
 - confirm: +0.02 confidence, up to 0.95 (seed 000);
 - contradict: reliability `contested` (a new version), −0.10 confidence, and a review item;
-- used: an answer used the memory (usage_count, last_used_at), which slows its decay.
+- used: an answer used the memory (usage_count, last_used_at), which slows its decay; a
+  memory put in a chat prompt by prompt augmentation is used too (memories_put_in_prompt).
 
 Recall counts access (access_count, last_accessed_at) and no longer raises confidence:
 being found is not being right. A curator resolves review items: archive suggestions by
@@ -148,6 +149,24 @@ def memory_used(*, actor: Actor, memory_id: str) -> Feedback:
         usage_count=F("usage_count") + 1, last_used_at=timezone.now()
     )
     return Feedback(memory, stats.confidence)
+
+
+def memories_put_in_prompt(*, memory_ids: list[str]) -> int:
+    """These memories went into a prompt: each is used and accessed once more (usage_count,
+    access_count, last_used_at, last_accessed_at), in one statement. Returns how many were
+    counted.
+
+    The caller read them through the gateway and checked that the modes allow traces. The
+    counters live in MemoryStats, a narrow table: the memory rows, whose vector index makes
+    every update of theirs a non-HOT one, are not touched.
+    """
+    if not memory_ids:
+        return 0
+    now = timezone.now()
+    return MemoryStats.objects.filter(memory_id__in=sorted(set(memory_ids))).update(
+        usage_count=F("usage_count") + 1, access_count=F("access_count") + 1,
+        last_used_at=now, last_accessed_at=now,
+    )
 
 
 # --- the review queue -----------------------------------------------------------------

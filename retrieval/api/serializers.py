@@ -233,6 +233,10 @@ class PromptAugmentationInputSerializer(JSONInputSerializer):
                                          help_text="Characters of notes (headings, delimiters not counted).")
     max_summaries = serializers.IntegerField(required=False, min_value=0, max_value=10,
                                              default=augment.MAX_SUMMARIES)
+    track = serializers.BooleanField(
+        required=False, default=True,
+        help_text="Count the notes put in as used (default), so they do not decay as if unused. "
+                  "Not counted in paused or incognito mode whatever this says.")
 
 
 class AugmentationNoteSerializer(serializers.Serializer):
@@ -242,7 +246,10 @@ class AugmentationNoteSerializer(serializers.Serializer):
     priority = serializers.CharField()
     reason = serializers.ChoiceField(choices=["core", "priority", "relevance", "summary"])
     score = serializers.FloatField(help_text="Relevance to the message (0 when not scored)")
-    neutralised = serializers.BooleanField(help_text="Instruction-like phrases were replaced")
+    neutralised = serializers.BooleanField(help_text="Something in the note was defused")
+    defused = serializers.ListField(child=serializers.CharField(),
+                                    help_text="What was neutralised (docs/security.md, stored text "
+                                              "handed to models)")
 
 
 class PromptAugmentationOutputSerializer(serializers.Serializer):
@@ -252,3 +259,6 @@ class PromptAugmentationOutputSerializer(serializers.Serializer):
     chars = serializers.IntegerField(help_text="Characters of notes in the block")
     left_out = serializers.IntegerField(help_text="Candidate notes that did not fit the limits")
     silenced = serializers.BooleanField(help_text="The memory mode keeps this space out of recall")
+    tracked = serializers.BooleanField(
+        help_text="Whether the notes put in were counted as used: false when the request said "
+                  "track: false or a memory mode forbids traces (paused, incognito)")

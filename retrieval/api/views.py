@@ -110,8 +110,9 @@ class PromptAugmentationView(APIView):
         v = data.validated_data
         result = augment.augment(actor=request.user, space=v["space"], message=v["message"],
                                  limits=augment.Limits(max_items=v["max_items"], max_chars=v["max_chars"],
-                                                       max_summaries=v["max_summaries"]))
+                                                       max_summaries=v["max_summaries"]),
+                                 track=v["track"])
         notes = [presenters.augmentation_note(n) for n in result.notes]
         return Response(s.PromptAugmentationOutputSerializer({
             "block": result.block, "notes": notes, "chars": result.chars, "left_out": result.left_out,
-            "silenced": result.silenced}).data)
+            "silenced": result.silenced, "tracked": result.tracked}).data)

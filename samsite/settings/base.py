@@ -354,6 +354,13 @@ SAM_JUDGE = {
     "MIN_CONFIDENCE": env_float("SAM_JUDGE_MIN_CONFIDENCE", 0.8),
 }
 
+# A chat user's notes (memories/lifecycle/user_notes.py; docs/lifecycle.md): the most active
+# memories a user space keeps before the oldest low, then normal ones are archived, and the
+# days a high-priority note may go unused before the nightly job lowers it to normal. A
+# space's own note_cap / high_idle_days win; 0 turns a rule off.
+SAM_USER_NOTE_CAP = env_int("SAM_USER_NOTE_CAP", 200)
+SAM_USER_HIGH_IDLE_DAYS = env_int("SAM_USER_HIGH_IDLE_DAYS", 30)
+
 # A model beside the chat-import rules (memories/capture/model_extractor.py): "none", or
 # "openai" for any OpenAI-compatible /chat/completions endpoint. Conversations are sent there.
 # One line for a server on this machine: SAM_EXTRACTOR=ollama:llama3.1:8b (or llamacpp:, vllm:)

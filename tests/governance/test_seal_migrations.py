@@ -17,9 +17,9 @@ from prd.sessions.models import AgentSession, CardValidation, MemoryCard, Sessio
 from retrieval.models import TrainingRun
 from tests.factories import SpaceFactory, UserFactory, make_memory
 
-BEFORE = [("memories", "0017_imported_memory"), ("prd", "0005_sessions_and_cards"),
+BEFORE = [("memories", "0018_chat_import_started_at"), ("prd", "0005_sessions_and_cards"),
           ("retrieval", "0006_fresh_word_statistics")]
-AFTER = [("memories", "0018_seal_categories_and_chat_imports"),
+AFTER = [("memories", "0019_seal_categories_and_chat_imports"),
          ("prd", "0006_seal_session_topics_and_card_checks"), ("retrieval", "0007_seal_training_results")]
 
 

@@ -128,6 +128,7 @@ def test_stats_category_summary_and_context_pack(url: str, world: World):
     assert summary["memories"][0]["title"] == "Retry webhooks with backoff"
     assert "Money is stored as Decimal" in pack["markdown"]
     assert '"Store money as Decimal with two places' in prompt["block"]
+    assert prompt["tracked"] is True
 
 
 def test_a_prd_and_a_thinking_chain_through_the_tools(url: str, world: World):

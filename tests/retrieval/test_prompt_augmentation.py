@@ -5,16 +5,24 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import timedelta
 
 import pytest
 from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from governance.access import SYSTEM
 from governance.audit.models import AuditEvent
+from governance.services import user_mode_set
+from memories.lifecycle import decay, maintenance
+from memories.models import MemoryStats
 from memories.restrictions import memory_restrict
 from retrieval import augment
+from retrieval.defuse import defuse
 from retrieval.tasks import lexeme_stats_refresh
 from tests.factories import SpaceFactory, make_memory
 from tests.personas import member_client
@@ -140,7 +148,7 @@ def test_a_space_whose_mode_does_not_recall_gives_an_empty_block(api, dana):
 
     answer = augmented(api, message="python")
 
-    assert answer == {"block": "", "notes": [], "chars": 0, "left_out": 0, "silenced": True}
+    assert answer == {"block": "", "notes": [], "chars": 0, "left_out": 0, "silenced": True, "tracked": False}
 
 
 def test_who_may_not_read_gets_404_and_restricted_notes_stay_hidden(api, dana):
@@ -173,5 +181,83 @@ def test_a_quoted_note_is_one_line_of_data_with_no_delimiter_or_instruction(text
     assert "\r" not in line
     assert "<" not in value
     assert ">" not in value
-    assert augment._INSTRUCTION_LIKE.search(value) is None
+    assert defuse(value) == (value, [])
     assert len(value) <= augment.NOTE_MAX_CHARS
+
+
+# --- the notes put in count as used -------------------------------------------------------
+
+def stats_of(memory_ids) -> dict[str, MemoryStats]:
+    return {s.memory_id: s for s in MemoryStats.objects.filter(memory_id__in=list(memory_ids))}
+
+
+def test_the_notes_put_in_count_as_used_once_each_and_the_others_do_not(api, dana):
+    """Given a user's notes, when a chat app augments a prompt, then each note in the block is
+    used and accessed once (usage_count, last_used_at), and a note left out is not."""
+    answer = augmented(api, message="tell me about my cat Miso")
+
+    assert answer["tracked"] is True
+    put_in = ids(answer)
+    assert put_in
+    for stats in stats_of(put_in).values():
+        assert (stats.usage_count, stats.access_count) == (1, 1)
+        assert stats.last_used_at is not None
+        assert stats.last_accessed_at == stats.last_used_at
+    left_out = stats_of([dana["secret"].id])[dana["secret"].id]
+    assert (left_out.usage_count, left_out.last_used_at) == (0, None)
+    row = AuditEvent.objects.filter(action="recall").order_by("-id").first()
+    assert row.payload_data["after"]["tracked"] is True
+    assert sorted(row.payload_data["after"]["memory_ids"]) == sorted(put_in)
+
+
+def test_track_false_gives_the_same_block_and_counts_nothing(api, dana):
+    answer = augmented(api, message="tell me about my cat Miso", track=False)
+
+    assert answer["tracked"] is False
+    assert answer["block"]
+    assert {s.usage_count for s in stats_of(ids(answer)).values()} == {0}
+
+
+@pytest.mark.parametrize("where", ["space paused", "user incognito"])
+def test_a_mode_that_keeps_no_traces_counts_nothing(api, user, dana, where):
+    """Given a paused space or a user in incognito, the block still comes back, but no note
+    is counted and the answer says so."""
+    if where == "space paused":
+        assert api.patch("/api/v1/spaces/dana/", {"mode": "paused"}, format="json").status_code == 200
+    else:
+        user_mode_set(actor=SYSTEM, user=user, mode="incognito")
+
+    answer = augmented(api, message="tell me about my cat Miso")
+
+    assert answer["tracked"] is False
+    assert answer["block"]
+    assert {s.usage_count for s in stats_of(ids(answer)).values()} == {0}
+    assert {s.last_used_at for s in stats_of(ids(answer)).values()} == {None}
+
+
+def test_counting_is_one_update_of_the_stats_table_and_none_of_the_memory_rows(user, dana):
+    with CaptureQueriesContext(connection) as queries:
+        result = augment.augment(actor=user, space="dana", message="tell me about my cat Miso")
+
+    updates = [q["sql"] for q in queries.captured_queries if q["sql"].lstrip().upper().startswith("UPDATE")]
+    assert result.tracked
+    assert result.notes
+    assert len(updates) == 1
+    assert updates[0].startswith('UPDATE "memories_memorystats"')
+
+
+def test_a_note_put_in_a_prompt_decays_slower_than_if_it_were_unused(api, dana):
+    """Given a normal note put in a prompt, when 60 days of decay are applied, then its
+    confidence is above what the same note would keep unused."""
+    answer = augmented(api, message="tell me about my cat Miso")
+    cat = dana["cat"]
+    assert cat.id in ids(answer)
+    stats = MemoryStats.objects.get(memory=cat)
+    later = timezone.now() + timedelta(days=60)
+
+    maintenance.decay_pass(now=later, space_ids=[cat.space_id], yield_share=0)
+
+    unused = decay.current(stats.confidence, since=cat.updated_at, now=later, memory_type=cat.memory_type,
+                           decay_policy=cat.decay_policy, importance=cat.importance, usage_count=0,
+                           last_accessed_at=None, reliability=cat.reliability, priority=cat.priority)
+    assert MemoryStats.objects.get(memory=cat).confidence > unused

@@ -54,7 +54,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('governance', '0003_data_keys'),
-        ('memories', '0017_imported_memory'),
+        ('memories', '0018_chat_import_started_at'),
     ]
 
     operations = [

@@ -1,0 +1,203 @@
+"""Identifiers found without a label: numbers whose format is specific to one kind of identifier
+and whose check digits validate (python-stdnum).
+
+Only formats that a random number, a date, a version, an amount or a product code rarely has
+count here: IBANs and EU VAT numbers (country prefix and check digits), US SSNs written 3-2-4 with
+hyphens, UK National Insurance numbers, Italian codici fiscali, Spanish DNI/NIE (digits and a
+check letter), French NIR (mod 97), Belgian national numbers, Swedish, Finnish and Norwegian
+personal numbers, Brazilian CPF/CNPJ and Chilean RUT in their dotted forms, Argentine CUIT,
+Mexican CURP/RFC, Chinese resident ids, Korean RRNs, Swiss AHV numbers, Irish PPS numbers, Czech
+and Slovak birth numbers, Malaysian MyKad, Indian PAN, Singapore NRIC.
+
+Plain digit runs with one check digit (a Dutch BSN, a German Steuer-ID, a PESEL, a Canadian SIN,
+a card number) pass for one random number in ten or eleven, so they count only after a label
+(labelled_ids.py). A run glued by a hyphen to a code, or right after a word that names another
+kind of number (order, invoice, ISBN, SKU, build, serial, tracking …), is never an identifier.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from importlib import import_module
+
+from .findings import Candidate
+from .scan import Scan
+
+# Check digits and a specific format: above labels (74), below emails and key formats (90).
+PRIORITY = 80
+
+_EU_PREFIXES = "AT|BE|BG|CY|CZ|DE|DK|EE|EL|ES|FI|FR|GB|HR|HU|IE|IT|LT|LU|LV|MT|NL|PL|PT|RO|SE|SI|SK|XI"
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """One identifier format: its shape in text and the stdnum module that validates it."""
+
+    name: str
+    pattern: str
+    module: str  # "stdnum.<country>.<number>", or "" for the validators written here
+    grouped: bool = False  # the shape ends in free groups: try shorter spans too (see _valid_span)
+
+
+SCHEMES: tuple[Scheme, ...] = (
+    Scheme("iban", r"[A-Z]{2}\d{2}(?: ?[A-Z0-9]{1,4}){3,8}", "stdnum.iban", grouped=True),
+    Scheme("eu_vat", rf"(?:{_EU_PREFIXES})[ -]?[0-9A-Z](?:[ .-]?[0-9A-Z]){{7,13}}", "stdnum.eu.vat",
+           grouped=True),
+    Scheme("ch_uid", r"CHE[ -.]?\d{3}\.\d{3}\.\d{3}", "stdnum.ch.uid"),
+    Scheme("us_ssn", r"\d{3}-\d{2}-\d{4}", "stdnum.us.ssn"),
+    Scheme("us_itin", r"9\d{2}-[5-9]\d-\d{4}", "stdnum.us.itin"),
+    Scheme("gb_nino", r"[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]", ""),
+    Scheme("it_codicefiscale",
+           r"[A-Z]{6}[0-9LMNP-V]{2}[A-EHLMPR-T][0-9LMNP-V]{2}[A-Z][0-9LMNP-V]{3}[A-Z]",
+           "stdnum.it.codicefiscale"),
+    Scheme("es_dni", r"\d{8}-?[A-Z]", "stdnum.es.dni"),
+    Scheme("es_nie", r"[XYZ]-?\d{7}-?[A-Z]", "stdnum.es.nie"),
+    Scheme("fr_nir", r"[12] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}", "stdnum.fr.nir"),
+    Scheme("be_nn", r"\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2}", "stdnum.be.nn"),
+    Scheme("se_personnummer", r"(?:19|20)?\d{6}[-+]\d{4}", "stdnum.se.personnummer"),
+    Scheme("fi_hetu", r"\d{6}[-+A-FU-Y]\d{3}[0-9A-FHJ-NPR-Y]", "stdnum.fi.hetu"),
+    Scheme("no_fodselsnummer", r"\d{6} ?\d{5}", "stdnum.no.fodselsnummer"),
+    Scheme("br_cpf", r"\d{3}\.\d{3}\.\d{3}-\d{2}", "stdnum.br.cpf"),
+    Scheme("br_cnpj", r"\d{2}\.\d{3}\.\d{3}/\d{4}-\d{2}", "stdnum.br.cnpj"),
+    Scheme("cl_rut", r"\d{1,2}\.\d{3}\.\d{3}-[0-9kK]", "stdnum.cl.rut"),
+    Scheme("ar_cuit", r"\d{2}-\d{8}-\d", "stdnum.ar.cuit"),
+    Scheme("mx_curp", r"[A-Z]{4}\d{6}[HM][A-Z]{5}[0-9A-Z]\d", "stdnum.mx.curp"),
+    Scheme("mx_rfc", r"[A-ZÑ&]{4}\d{6}[A-Z0-9]{2}[0-9A]", ""),
+    Scheme("cn_ric", r"\d{17}[\dX]", "stdnum.cn.ric"),
+    Scheme("kr_rrn", r"\d{6}-\d{7}", "stdnum.kr.rrn"),
+    Scheme("ch_ssn", r"756\.\d{4}\.\d{4}\.\d{2}", "stdnum.ch.ssn"),
+    Scheme("ie_pps", r"\d{7}[A-W][A-IW]?", "stdnum.ie.pps"),
+    Scheme("cz_rc", r"\d{6}/\d{3,4}", "stdnum.cz.rc"),
+    Scheme("my_nric", r"\d{6}-\d{2}-\d{4}", "stdnum.my.nric"),
+    Scheme("in_pan", r"[A-Z]{3}[ABCFGHJLPT][A-Z]\d{4}[A-Z]", "stdnum.in_.pan"),
+    Scheme("sg_nric", r"[STFG]\d{7}[A-Z]", ""),
+    # A payment card: an issuer's first digits, four groups of four, the Luhn check digit.
+    Scheme("payment_card", r"(?:4\d{3}|5[1-5]\d{2}|2[2-7]\d{2}|6011|65\d{2})(?:[ -]?\d{4}){3}", ""),
+    # An IBAN in print form (groups of four after a space) whose check digits are wrong is still an
+    # IBAN someone typed with a slip: its country and length are checked, not its checksum.
+    Scheme("iban_print_form", r"[A-Z]{2}\d{2}(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,4})?", "", grouped=True),
+)
+
+_BOUNDARY_BEFORE = r"(?<![\w./-])"
+_BOUNDARY_AFTER = r"(?![\w/-]|\.\w)"
+_PATTERN = re.compile(
+    "|".join(rf"{_BOUNDARY_BEFORE}(?P<{s.name}>{s.pattern}){_BOUNDARY_AFTER}" for s in SCHEMES)
+)
+# Where a scheme can start: a capital or a digit at a token's start. Matching the schemes only
+# there is several times faster than searching the text with their alternation.
+# Every scheme starts with at most six capitals and then a digit ("RSSMRA85…", "CHE-123…").
+_START = re.compile(r"(?<![\w./-])(?=[A-Z]{0,6}[ .-]?\d)[A-Z0-9]")
+# Where a scheme could start at all: a digit run of 6+ or a capital followed by digits soon.
+_CHEAP = re.compile(r"\d{6}|[A-Z]{1,6} ?\d{2}|\d{2,3}[.-]\d|\d{4}[ -]\d{4}")
+_OTHER_NUMBER_BEFORE = re.compile(
+    r"\b(?:orders?|invoices?|inv|isbn(?:-1[03])?|issn|ean|upc|gtin|sku|serial|s/n|sn|tracking|parcel|"
+    r"shipment|part|model|build|version|release|ticket|case|receipt|transaction|batch|lot|patent|doi|"
+    r"po|purchase order|confirmation|booking|voucher|coupon|licen[cs]e|commit|sha|hash|checksum|"
+    r"item|product|article|artikel|bestellung|rechnung|facture|commande|pedido|factura|ordine|fattura|"
+    r"test[ \t]+card|test)"
+    r"(?:[ \t]*(?:number|no\.?|nr\.?|num|id|code|#))?[ \t]*(?:is|was|:|#|=)?[ \t]*$",
+    re.IGNORECASE,
+)
+_NINO_BAD_PREFIXES = frozenset({"BG", "GB", "NK", "KN", "TN", "NT", "ZZ"})
+_SG_NRIC_LETTERS = {"S": "JZIHGFEDCBA", "T": "JZIHGFEDCBA", "F": "XWUTRQPNMLK", "G": "XWUTRQPNMLK"}
+
+
+def find(scan: Scan) -> Iterator[Candidate]:
+    text = scan.text
+    if not _CHEAP.search(text):
+        return
+    for start in _START.finditer(text):
+        match = _PATTERN.match(text, start.start())
+        if not match:
+            continue
+        # The alternation stops at the first scheme whose shape fits; others may fit the same
+        # text ("131052-3084" is a Swedish or a Finnish number), so each is tried in turn.
+        for scheme in _SCHEMES_BY_SHAPE:
+            if not scheme.shape.fullmatch(match.group()):
+                continue
+            span = _valid_span(scheme.scheme, text, match.start(), match.end())
+            if span and not _OTHER_NUMBER_BEFORE.search(text, max(0, span[0] - 40), span[0]):
+                yield Candidate("id", *span, scheme.name, PRIORITY)
+                break
+
+
+def _valid_span(scheme: Scheme, text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The span whose check digits validate: the whole match, or for grouped schemes (an IBAN
+    followed by "EUR", a VAT number followed by more digits) the longest valid prefix that ends
+    at a group's end."""
+    ends = [end]
+    if scheme.grouped:
+        ends += [i for i in range(end - 1, start + 8, -1) if text[i] in " .-"]
+    validator = _validator(scheme)
+    for candidate_end in ends:
+        if validator(text[start:candidate_end]):
+            return start, candidate_end
+    return None
+
+
+def _validator(scheme: Scheme) -> Callable[[str], bool]:
+    if scheme.module:
+        return import_module(scheme.module).is_valid
+    return _OWN_VALIDATORS[scheme.name]
+
+
+def _valid_nino(value: str) -> bool:
+    return value.replace(" ", "")[:2] not in _NINO_BAD_PREFIXES
+
+
+def _valid_mx_rfc(value: str) -> bool:
+    from stdnum.mx import rfc
+
+    try:
+        rfc.validate(value, validate_check_digits=True)
+    except ValueError:
+        return False
+    return True
+
+
+def _valid_sg_nric(value: str) -> bool:
+    weights = (2, 7, 6, 5, 4, 3, 2)
+    total = sum(int(d) * w for d, w in zip(value[1:8], weights, strict=True))
+    if value[0] in "TG":
+        total += 4
+    return _SG_NRIC_LETTERS[value[0]][total % 11] == value[8]
+
+
+def _iban_but_checksum(value: str) -> bool:
+    from stdnum import iban
+    from stdnum.exceptions import InvalidChecksum
+
+    try:
+        iban.validate(value)
+    except InvalidChecksum:
+        return True
+    except ValueError:
+        return False
+    return True
+
+
+def _valid_card(value: str) -> bool:
+    from stdnum import luhn
+
+    return luhn.is_valid(value.replace(" ", "").replace("-", ""))
+
+
+_OWN_VALIDATORS: dict[str, Callable[[str], bool]] = {
+    "payment_card": _valid_card,
+    "iban_print_form": _iban_but_checksum,
+    "gb_nino": _valid_nino,
+    "mx_rfc": _valid_mx_rfc,
+    "sg_nric": _valid_sg_nric,
+}
+
+
+@dataclass(frozen=True)
+class _Shaped:
+    name: str
+    shape: re.Pattern[str]
+    scheme: Scheme
+
+
+_SCHEMES_BY_SHAPE = tuple(_Shaped(s.name, re.compile(s.pattern), s) for s in SCHEMES)
