@@ -134,8 +134,9 @@ def idempotency_keys_prune() -> dict:
     return {"deleted": idempotency.keys_prune()}
 
 
-def chat_import_run(*, import_id: str, path: str) -> dict:
-    """Import an uploaded chat history (memories.capture.jobs)."""
+def chat_import_run(*, import_id: str, path: str | None = None) -> dict:
+    """Import an uploaded chat history (memories.capture.jobs). `path` is accepted from jobs
+    queued before they carried the import's id only."""
     done = capture_jobs.run(import_id, path)
     return {"import": import_id, "status": done.status if done else "not queued"}
 

@@ -48,19 +48,23 @@ def load(path: Path) -> Conversation:
                         messages=messages, profile=raw["profile"])
 
 
-def enqueue(record: ChatImport, path: Path) -> None:
-    enqueue_on_commit(JOB, import_id=record.pk, path=str(path), task_name=f"conversation {record.pk}",
+def enqueue(record: ChatImport) -> None:
+    # The id only: a path under var/ can name the server's home folder, and job arguments
+    # are kept in plaintext in the task table.
+    enqueue_on_commit(JOB, import_id=record.pk, task_name=f"conversation {record.pk}",
                       group="chat-import", timeout=runs.JOB_TIMEOUT_SECONDS)
 
 
-def conversation_capture_run(*, import_id: str, path: str, **kwargs: Any) -> None:
+def conversation_capture_run(*, import_id: str, path: str | None = None, **kwargs: Any) -> None:
     """The job: capture the stored conversation once (a job delivered twice finds it running
     or done), then delete the file."""
     run(import_id, path)
 
 
-def run(import_id: str, path: str) -> ChatImport | None:
-    return runs.run(import_id, lambda record: _capture(record, load(Path(path))))
+def run(import_id: str, path: str | None = None) -> ChatImport | None:
+    """`path` is accepted from jobs queued before they carried the import's id only."""
+    stored = Path(path) if path else uploads.folder(import_id) / FILE_NAME
+    return runs.run(import_id, lambda record: _capture(record, load(stored)))
 
 
 def audit(actor: Actor, space: Space, report: ingest.ChatImportReport) -> None:

@@ -107,3 +107,30 @@ def test_sealing_existing_rows_cleans_them_and_running_it_again_changes_nothing(
     assert cipher.open_text(once[0], context="old_imports.file_name") == "history.jsonl"
     assert cipher.open_json(once[1], context="old_imports.report") == {"errors": [{"origin": "~/h.jsonl"}]}
     assert stored() == once
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_queued_import_job_carries_the_import_id_and_not_the_upload_s_name(api, space, enqueue_to_the_broker):
+    # Given an upload whose file name is a word of its own
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django_q.brokers import get_broker
+    from django_q.signing import SignedPackage
+
+    space.capture_sources = ["jsonl"]
+    space.save()
+    history = b'{"conversation_id": "c1", "role": "user", "content": "I speak German."}\n'
+    answer = api.post("/api/v1/spaces/webshop/chat-imports/",
+                      {"source": "jsonl", "file": SimpleUploadedFile("quarzlampe-history.jsonl", history)},
+                      format="multipart")
+    assert answer.status_code == 202, answer.content
+
+    # When its queued job is read from the broker (kept there in plaintext, pickled)
+    broker = get_broker()
+    queued = [SignedPackage.loads(package[1]) for package in broker.dequeue() or []]
+
+    # Then the job names the import and nothing of the file, which waits where the job finds it
+    jobs = [task for task in queued if task["func"] == "memories.tasks.chat_import_run"]
+    assert [task["kwargs"]["import_id"] for task in jobs] == [answer.json()["id"]]
+    assert "quarzlampe" not in repr(queued)
+    assert uploads.located(answer.json()["id"]).name == "quarzlampe-history.jsonl"
+    uploads.discard(answer.json()["id"])
