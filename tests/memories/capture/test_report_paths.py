@@ -110,7 +110,8 @@ def test_sealing_existing_rows_cleans_them_and_running_it_again_changes_nothing(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_queued_import_job_carries_the_import_id_and_not_the_upload_s_name(api, space, enqueue_to_the_broker):
+def test_a_queued_import_job_carries_the_import_id_and_not_the_upload_s_name(
+        api, space, enqueue_to_the_broker):
     # Given an upload whose file name is a word of its own
     from django.core.files.uploadedfile import SimpleUploadedFile
     from django_q.brokers import get_broker
