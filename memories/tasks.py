@@ -20,6 +20,7 @@ from core.jobs import enqueue
 from governance import idempotency
 from memories import settle
 from memories.capture import jobs as capture_jobs
+from memories.capture import runs as capture_runs
 from memories.categories import services as categories
 from memories.embeddings import jobs as embedding_jobs
 from memories.models import Memory
@@ -133,10 +134,16 @@ def idempotency_keys_prune() -> dict:
     return {"deleted": idempotency.keys_prune()}
 
 
-def chat_import_run(*, import_id: str, path: str) -> dict:
-    """Import an uploaded chat history (memories.capture.jobs)."""
+def chat_import_run(*, import_id: str, path: str | None = None) -> dict:
+    """Import an uploaded chat history (memories.capture.jobs). `path` is accepted from jobs
+    queued before they carried the import's id only."""
     done = capture_jobs.run(import_id, path)
     return {"import": import_id, "status": done.status if done else "not queued"}
+
+
+def chat_imports_reap() -> dict:
+    """Scheduled every ten minutes: fail imports whose job died mid-run (memories.capture.runs)."""
+    return {"failed": capture_runs.reap()}
 
 
 def categories_place(*, space_id: int) -> dict:

@@ -212,6 +212,8 @@ class ChainRecall:
     results: list[ChainMatch]
     # Spaces (named or visible) whose memory mode keeps them out of recall (capture_only, off).
     silenced: list[str] = field(default_factory=list)
+    # The spaces the recall read (their ids): where it is audited (prd.services.chains_recall_run).
+    read: list[int] = field(default_factory=list)
 
 
 def _recall_spaces(actor: Actor, spaces: list[str]) -> tuple[list[int], list[str]]:
@@ -291,4 +293,4 @@ def chains_recall(*, actor: Actor, query: str, spaces: list[str] | None = None,
                                            similarity=None if sim is None else round(float(sim), 4),
                                            text_rank=round(float(rank), 4))
                                 for i, sim, rank, score in rows if i in chains],
-                       silenced=silenced)
+                       silenced=silenced, read=space_ids)

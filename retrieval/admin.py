@@ -68,7 +68,7 @@ class TrainingRunAdmin(admin.ModelAdmin):
             try:
                 access.access_object(Memory.objects.all(), request.user, pk=memory.pk, action="edit",
                                      label="memory")
-                run = training.run_memory(memory)
+                run = training.run_memory(memory, actor=request.user)
             except DomainError as exc:
                 messages.error(request, exc.message)
             else:

@@ -7,16 +7,15 @@ conversation summaries, never low-priority ones; at most `max_items` notes and
 first. docs/recall.md, "Prompt augmentation", has the rules and the block's shape. The
 notes put in count as used (`track`).
 
-Stored text goes in as quoted data inside clear delimiters: each note is one line, its
-text JSON-quoted, angle brackets and role markers defused, and phrases that read as
-instructions to a model ("ignore previous instructions", "you are now", "system:")
-replaced, so a memory cannot pose as part of the prompt.
+Stored text goes in as quoted data inside clear delimiters: each note goes through the
+shared defusing step (retrieval.defuse: hidden characters, prompt markup, tool calls,
+data-carrying links, instruction-like phrases), then becomes one line, JSON-quoted, with
+angle brackets and backticks replaced, so a memory cannot pose as part of the prompt.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +29,7 @@ from memories.lifecycle import feedback
 from memories.models import Memory, Priority
 from retrieval import pipeline
 from retrieval.context import RecallContext
+from retrieval.defuse import defuse
 
 MAX_ITEMS = 15
 MAX_CHARS = 1200
@@ -51,18 +51,6 @@ CATEGORIES: dict[str, tuple[str, ...]] = {
 OTHER = "Other notes"
 PRIORITY_RANK: dict[str, int] = {Priority.CORE: 0, Priority.HIGH: 1, Priority.NORMAL: 2, Priority.LOW: 3}
 
-# Phrases that address a model rather than describe the user.
-_INSTRUCTION_LIKE = re.compile(
-    r"\b(?:ignore|disregard|forget|override|bypass)\b[^.!?]{0,40}?"
-    r"\b(?:instructions?|prompts?|rules?|guidelines?|directions?|context|everything)\b"
-    r"|\byou\s+are\s+now\b|\bfrom\s+now\s+on\b|\bact\s+as\b|\bpretend\s+(?:to\s+be|you\s+are)\b"
-    r"|\bnew\s+instructions?\b|\bsystem\s+prompt\b|\bdeveloper\s+mode\b|\bjailbreak\w*\b"
-    r"|\b(?:system|assistant|developer|user)\s*:",
-    re.IGNORECASE,
-)
-_INVISIBLE = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
-
-
 @dataclass(frozen=True)
 class Limits:
     max_items: int = MAX_ITEMS
@@ -78,7 +66,12 @@ class Note:
     text: str
     reason: str  # core | priority | relevance | summary
     score: float = 0.0
-    neutralised: bool = False
+    # What the defusing step neutralised in the note (retrieval.defuse.KINDS).
+    defused: list[str] = field(default_factory=list)
+
+    @property
+    def neutralised(self) -> bool:
+        return bool(self.defused)
 
     @property
     def category(self) -> str:
@@ -100,28 +93,27 @@ class Augmentation:
     tracked: bool = False
 
 
-def quoted(text: str) -> tuple[str, bool]:
-    """A memory's text as one line of quoted data; True when instruction-like phrases were
-    replaced."""
-    clean = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
-    clean = "".join(" " if unicodedata.category(c).startswith("C") else c for c in clean)
+def quoted(text: str) -> tuple[str, list[str]]:
+    """A memory's text as one line of quoted data, and what defusing neutralised in it."""
+    clean, findings = defuse(text)
+    kinds = set(findings)
+    # Tabs and line breaks fold into spaces; the format characters defusing kept (joiners,
+    # direction marks, a flag's tags) stay.
+    clean = "".join(" " if unicodedata.category(c) == "Cc" else c for c in clean)
     clean = " ".join(clean.split())
-    replaced = 0
-    while True:  # until none is left, even one formed by what a replacement joined
-        clean, count = _INSTRUCTION_LIKE.subn("[…]", clean)
-        if not count:
-            break
-        replaced += count
+    # Folding the lines can bring two halves of a phrase together: defuse the line again.
+    clean, again = defuse(clean)
+    kinds.update(again)
     clean = clean.replace("<", "‹").replace(">", "›").replace("`", "'")
     if len(clean) > NOTE_MAX_CHARS:
         clean = clean[: NOTE_MAX_CHARS - 1].rstrip() + "…"
-    return json.dumps(clean, ensure_ascii=False), bool(replaced)
+    return json.dumps(clean, ensure_ascii=False), sorted(kinds)
 
 
 def _note(memory_id: str, kind: str, priority: str, text: str, reason: str, score: float = 0.0) -> Note:
-    line, neutralised = quoted(text)
+    line, defused = quoted(text)
     return Note(id=memory_id, kind=kind, priority=priority, text=line, reason=reason, score=score,
-                neutralised=neutralised)
+                defused=defused)
 
 
 def candidates(actor: Actor, space: Any, message: str, limits: Limits) -> list[Note]:

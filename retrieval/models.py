@@ -109,7 +109,8 @@ class TrainingRun(models.Model):
     passed = models.PositiveSmallIntegerField()
     pass_rate = models.FloatField()
     suggested = models.BooleanField(default=False, help_text="The examples were SAM's suggestions.")
-    results = models.JSONField(default=list)
+    # Sealed: a failure's reason may quote the memory or its examples.
+    results = SealedJSONField(default=list)
 
     class Meta:
         ordering = ["-ran_at", "-id"]
@@ -117,3 +118,6 @@ class TrainingRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.memory_id}: {self.passed}/{self.examples}"
+
+    def sealing_space_id(self) -> int:
+        return self.memory.space_id

@@ -10,6 +10,10 @@ the budget), so a tight pack still covers the ground of the items it had to drop
 a pack depends on the wall clock unless asked: generated_at is the request's as_of, or else the
 newest updated_at among the included memories, so the same store and inputs give
 byte-identical packs.
+
+Stored text is defused before it is measured or shown (retrieval.defuse): each item's JSON
+says what was neutralised in it (`defused`), session entries and overview lines the same,
+and the Markdown carries a one-line legend when anything shown was.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from retrieval import presenters
+from retrieval.defuse import LEGEND, defuse, defuse_json
 from retrieval.pipeline import RankedItem, RecallResult
 from retrieval.tokens import count_tokens
 
@@ -123,6 +128,45 @@ SECTION_HEADINGS = {"critical": "## Critical facts\n", "overview": "## Overview 
 SESSION_SECTIONS = ("active_tasks", "recent_decisions", "changed_files")
 # Rounds of re-rendering until the budget line states the count of the text it is in.
 USED_ROUNDS = 4
+# The fields of a recalled memory a pack shows.
+SHOWN_FIELDS = ("title", "summary", "content", "source_ref", "source_uri")
+
+
+def _defused_item(item: RankedItem) -> tuple[RankedItem, list[str]]:
+    """`item` with the stored text a pack shows defused, and what was neutralised."""
+    row, found = dict(item.row), set()
+    for name in SHOWN_FIELDS:
+        if isinstance(row.get(name), str):
+            row[name], kinds = defuse(row[name])
+            found.update(kinds)
+    rationale, kinds = defuse(item.rationale)
+    found.update(kinds)
+    return replace(item, row=row, rationale=rationale), sorted(found)
+
+
+def _defused_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """A session entry, overview summary or open question with its strings defused; one
+    with something neutralised says what under `defused`."""
+    cleaned, kinds = defuse_json(entry)
+    return {**cleaned, "defused": kinds} if kinds else cleaned
+
+
+def _defused_result(result: RecallResult) -> tuple[RecallResult, dict[str, list[str]]]:
+    items, found = [], {}
+    for item in result.items:
+        cleaned, kinds = _defused_item(item)
+        items.append(cleaned)
+        if kinds:
+            found[item.id] = kinds
+    summaries = [_defused_entry(c) for c in result.category_summaries]
+    follow_ups = [_defused_entry(q) for q in result.follow_ups]
+    return replace(result, items=items, category_summaries=summaries, follow_ups=follow_ups), found
+
+
+def _defused_context(context: PackContext) -> PackContext:
+    return PackContext(cards=context.cards,
+                       **{name: [_defused_entry(e) for e in getattr(context, name)]
+                          for name in (*SESSION_SECTIONS, "open_questions")})
 
 
 @dataclass
@@ -136,6 +180,15 @@ class _Selection:
     questions: list[dict[str, Any]]
     sections: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     overview: list[dict[str, Any]] = field(default_factory=list)
+    # Ids of recalled memories whose text was defused.
+    defused: frozenset[str] = frozenset()
+
+    def shows_defused(self) -> bool:
+        """True when any part shown had something neutralised (the legend then goes in)."""
+        if any(i.id in self.defused for i in self.kept + self.critical):
+            return True
+        entries = [*self.questions, *self.overview, *(e for part in self.sections.values() for e in part)]
+        return any(e.get("defused") for e in entries)
 
 
 def _summary(kept: list[RankedItem], query_text: str, pack_type: str) -> str:
@@ -163,7 +216,8 @@ def _overview_entry(summary: dict[str, Any], left_out: Set[str]) -> dict[str, An
     text = "\n".join(line["line"] for line in lines)
     return {"space": summary["space"], "name": summary["name"], "display_name": summary["display_name"],
             "summary": text, "memory_ids": [line["id"] for line in lines], "items": summary["items"],
-            "lines": lines, "markdown": f"**{summary['display_name']}** ({summary['space']})\n{text}\n"}
+            "lines": lines, "markdown": f"**{summary['display_name']}** ({summary['space']})\n{text}\n",
+            **({"defused": summary["defused"]} if summary.get("defused") else {})}
 
 
 def _generated_at(selection: _Selection, as_of: datetime | None) -> str | None:
@@ -184,6 +238,8 @@ def render_markdown(selection: _Selection, *, pack_type: str, summary: str, gene
         shown = summary if selection.frame == "full" else summary.split(" for: ")[0] + "."
         lines.append(f"*{shown}*  \n"
                      f"*generated {generated_at or 'n/a'} · {used}/{target} tokens · {trimmed} trimmed*\n")
+    if selection.shows_defused():
+        lines.append(LEGEND + "\n")
     if selection.critical:
         lines.append(SECTION_HEADINGS["critical"])
         lines.extend(_fact_markdown(i) for i in selection.critical)
@@ -245,10 +301,11 @@ class _Packer:
     """
 
     def __init__(self, result: RecallResult, *, pack_type: str, token_budget: int, as_of: datetime | None,
-                 context: PackContext, excluded: frozenset[str]) -> None:
+                 context: PackContext, excluded: frozenset[str],
+                 defused: frozenset[str] = frozenset()) -> None:
         self.result, self.pack_type, self.budget, self.as_of = result, pack_type, token_budget, as_of
-        self.context, self.excluded = context, excluded
-        self.selection = _Selection("title", [], [], [])
+        self.context, self.excluded, self.defused = context, excluded, defused
+        self.selection = _Selection("title", [], [], [], defused=defused)
         self.used = 0
 
     def counted(self, selection: _Selection) -> tuple[str, int]:
@@ -260,7 +317,7 @@ class _Packer:
         for frame in FRAMES:
             used = self.counted(_Selection(frame, [], [], []))[1]
             if used <= self.budget:
-                self.selection, self.used = _Selection(frame, [], [], []), used
+                self.selection, self.used = _Selection(frame, [], [], [], defused=self.defused), used
                 return True
         return False
 
@@ -346,10 +403,11 @@ class _Packer:
 
 def _select(result: RecallResult, critical: list[RankedItem], *, pack_type: str, token_budget: int,
             as_of: datetime | None, context: PackContext | None = None,
-            excluded: frozenset[str] = frozenset()) -> tuple[_Selection, str, int]:
+            excluded: frozenset[str] = frozenset(), defused: frozenset[str] = frozenset()
+            ) -> tuple[_Selection, str, int]:
     """Choose what fits: returns (selection, markdown, used) with used <= token_budget."""
     packer = _Packer(result, pack_type=pack_type, token_budget=token_budget, as_of=as_of,
-                     context=context or PackContext(), excluded=excluded)
+                     context=context or PackContext(), excluded=excluded, defused=defused)
     if not packer.start():
         # Not even the title fits: an empty pack is the only one within the budget.
         return _Selection("title", [], [], []), "", 0
@@ -406,10 +464,12 @@ def build_pack(result: RecallResult, *, pack_type: str, token_budget: int,
     validation: a card that failed its checks or went stale is left out unless
     `include_unvalidated` (the pack's `validation_report` names it either way).
     """
+    result, defused = _defused_result(result)
     # The overview's memories too: a card among them that failed its checks stays out.
     overview_ids = [line["id"] for c in result.category_summaries for line in c["lines"]]
-    context = (pack_context(actor, list(result.spaces), [i.id for i in result.items] + overview_ids, as_of)
-               if actor is not None else PackContext())
+    context = _defused_context(
+        pack_context(actor, list(result.spaces), [i.id for i in result.items] + overview_ids, as_of)
+        if actor is not None else PackContext())
     allowed, validation_report = _validation(result, context, include_unvalidated)
     excluded = frozenset() if include_unvalidated else frozenset(
         memory_id for memory_id, card in context.cards.items() if card["status"] in UNVALIDATED)
@@ -421,14 +481,14 @@ def build_pack(result: RecallResult, *, pack_type: str, token_budget: int,
     )[:CRITICAL_FACTS]
     selection, markdown, used = _select(result, candidates, pack_type=pack_type,
                                         token_budget=token_budget, as_of=as_of, context=context,
-                                        excluded=excluded)
+                                        excluded=excluded, defused=frozenset(defused))
     kept, critical = selection.kept, selection.critical
     ordered = lost_in_the_middle_order(kept)
 
     items_json = [
         presenters.pack_item(item, position=position, rank=kept.index(item) + 1, content=_content(item),
                              tokens=count_tokens(_item_markdown(position, item)),
-                             card=context.cards.get(item.id))
+                             card=context.cards.get(item.id), defused=defused.get(item.id, []))
         for position, item in enumerate(ordered, start=1)
     ]
     pack = {
@@ -436,7 +496,8 @@ def build_pack(result: RecallResult, *, pack_type: str, token_budget: int,
         "generated_at": _generated_at(selection, as_of),
         "pack_type": pack_type,
         "summary": _summary(kept, result.query_text, pack_type),
-        "critical_facts": [presenters.critical_fact(i) for i in critical],
+        "critical_facts": [{**presenters.critical_fact(i), "defused": defused.get(i.id, [])}
+                           for i in critical],
         "overview": [{**{k: v for k, v in _public(e).items() if k != "lines"},
                       "items": [i for i in e["items"] if i in allowed_ids]} for e in selection.overview],
         "items": items_json,
@@ -451,6 +512,7 @@ def build_pack(result: RecallResult, *, pack_type: str, token_budget: int,
         "source_mix": _source_mix(kept, selection),
         "inclusion_reason": [{"id": i.id, "reason": i.rationale} for i in kept],
         "profile": result.profile.name,
+        "defused": selection.shows_defused(),
     }
     return ContextPack(json=pack, markdown=markdown)
 

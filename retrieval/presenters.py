@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 # The short form of a ranked memory when the whole one does not fit an MCP answer's
 # budget: what it says, and where to find the rest.
-SHORT_MEMORY_KEYS = ("id", "space", "title", "summary", "kind")
+SHORT_MEMORY_KEYS = ("id", "space", "title", "summary", "kind", "defused")
 
 
 def score(value: float) -> float:
@@ -96,10 +96,11 @@ def inspected_rank(item: RankedItem, *, memory_id: str) -> dict[str, Any]:
 
 
 def pack_item(item: RankedItem, *, position: int, rank: int, content: str, tokens: int,
-              card: dict[str, Any] | None) -> dict[str, Any]:
+              card: dict[str, Any] | None, defused: list[str] | None = None) -> dict[str, Any]:
     """One item of a context pack's JSON: `position` in the pack's order, `rank` by score,
-    `content` as the pack shows it, `tokens` of its Markdown, and its card's validation
-    when the memory is a memory card."""
+    `content` as the pack shows it, `tokens` of its Markdown, what was neutralised in its
+    text (`defused`, retrieval.defuse.KINDS), and its card's validation when the memory is
+    a memory card."""
     row = item.row
     return {
         "position": position,
@@ -117,6 +118,7 @@ def pack_item(item: RankedItem, *, position: int, rank: int, content: str, token
         "provenance": {"id": item.id, "space": row["space_slug"], "version": row["version"],
                        "source": source(row)},
         "tokens": tokens,
+        "defused": defused or [],
         **({"card": card} if card is not None else {}),
     }
 
@@ -130,4 +132,5 @@ def critical_fact(item: RankedItem) -> dict[str, Any]:
 def augmentation_note(note: Note) -> dict[str, Any]:
     """One note of a prompt augmentation (AugmentationNoteSerializer)."""
     return {"id": note.id, "kind": note.kind, "category": note.category, "priority": note.priority,
-            "reason": note.reason, "score": score(note.score), "neutralised": note.neutralised}
+            "reason": note.reason, "score": score(note.score), "neutralised": note.neutralised,
+            "defused": note.defused}

@@ -151,7 +151,7 @@ def training_run_create(*, actor: Actor, memory_id: str) -> training.TrainingPan
     """
     memory = access.access_object(Memory.objects.select_related("space"), actor, pk=memory_id,
                                   action="edit", label="memory")
-    if training.run_memory(memory) is None:
+    if training.run_memory(memory, actor=actor) is None:
         raise Conflict(
             f"Space '{memory.space.slug}' is {memory.space.mode}: recall is off there, so "
             "there is nothing to test."

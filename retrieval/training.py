@@ -7,6 +7,10 @@ profile, in the memory's space, as SAM itself, untracked) puts the memory in the
 the example's request, and the expected answer holds each assertion (contains the word;
 "forbidden:word" does not). An example asserting `not recalled` passes when the memory is
 not in the top N. Each run is kept (TrainingRun): the history of the pass rate.
+
+A run is audited as a recall (docs/audit.md, "Which recalls are audited"): one untracked
+`recall` row in the memory's space, targeting the run, with who asked and how many recalls
+and items; the examples' text is on the memory, not in the log.
 """
 
 from __future__ import annotations
@@ -16,12 +20,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.db import transaction
 from django.db.models import F, OuterRef, Q, Subquery
 from django.utils import timezone
 
+from core.actor import Actor
 from core.jobs import enqueue
 from governance import policy
 from governance.access import SYSTEM
+from governance.audit.services import audit_record
 from memories.lifecycle import training
 from memories.models import Memory
 from retrieval import pipeline
@@ -41,6 +48,7 @@ class ExampleResult:
     passed: bool
     rank: int | None
     reasons: list[str]
+    returned: int = 0  # memories the recall returned (for the audit row's count)
 
 
 def examples_of(memory: Memory) -> tuple[list[dict[str, Any]], bool]:
@@ -109,26 +117,35 @@ def run_example(memory: Memory, example: dict[str, Any], *, top_n: int = TOP_N) 
         reasons.append(f"recalled at rank {rank} for a request it should not answer")
     if not negative and rank is None:
         reasons.append(f"not in recall's top {top_n}")
-    return ExampleResult(id=str(example.get("id", "")), passed=not reasons, rank=rank, reasons=reasons)
+    return ExampleResult(id=str(example.get("id", "")), passed=not reasons, rank=rank, reasons=reasons,
+                         returned=len(ids))
 
 
-def run_memory(memory: Memory, *, now: datetime | None = None) -> TrainingRun | None:
-    """Run the memory's examples and keep the run; None when its space's mode keeps it out
-    of recall (capture_only, off), where a test cannot say anything."""
+def run_memory(memory: Memory, *, now: datetime | None = None, actor: Actor = SYSTEM) -> TrainingRun | None:
+    """Run the memory's examples and keep the run, audited as a recall on behalf of `actor`
+    (who asked for it: SAM itself for the nightly and after-edit runs); None, recalling and
+    auditing nothing, when its space's mode keeps it out of recall (capture_only, off),
+    where a test cannot say anything."""
     if not policy.policy(SYSTEM, memory.space).recall:
         return None
     examples, suggested = examples_of(memory)
     results = [run_example(memory, example) for example in examples]
     passed = sum(1 for r in results if r.passed)
-    return TrainingRun.objects.create(
-        memory=memory,
-        ran_at=now or timezone.now(),
-        examples=len(results),
-        passed=passed,
-        pass_rate=round(passed / len(results), 4) if results else 1.0,
-        suggested=suggested,
-        results=[{"id": r.id, "passed": r.passed, "rank": r.rank, "reasons": r.reasons} for r in results],
-    )
+    with transaction.atomic():
+        run = TrainingRun.objects.create(
+            memory=memory,
+            ran_at=now or timezone.now(),
+            examples=len(results),
+            passed=passed,
+            pass_rate=round(passed / len(results), 4) if results else 1.0,
+            suggested=suggested,
+            results=[{"id": r.id, "passed": r.passed, "rank": r.rank, "reasons": r.reasons} for r in results],
+        )
+        # Untracked, as the recalls ran (no RecallEvent, no access counters): counts only.
+        audit_record("recall", actor=actor, space=memory.space, target=run,
+                     after={"items": sum(r.returned for r in results), "recalls": len(results),
+                            "tracked": False, "purpose": "micro_training"})
+    return run
 
 
 def due(limit: int = NIGHTLY_LIMIT, *, memory_ids: list[str] | None = None) -> list[Memory]:

@@ -7,6 +7,7 @@ and seal_columns() does the database side row by row, under each row's space key
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from governance.crypto import cipher
@@ -19,13 +20,28 @@ def _as_json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
 
+def _already_sealed(cursor, table: str, column: str) -> bool:
+    # The table as the search path finds it (as the ALTERs below do).
+    cursor.execute("SELECT atttypid = 'bytea'::regtype FROM pg_attribute "
+                   "WHERE attrelid = %s::regclass AND attname = %s AND NOT attisdropped", [table, column])
+    row = cursor.fetchone()
+    return row is not None and row[0]
+
+
 def seal_columns(schema_editor, *, table: str, columns: dict[str, str], space_sql: str,
-                 join: str = "", pk: str = "id", nullable: tuple[str, ...] = ()) -> None:
+                 join: str = "", pk: str = "id", nullable: tuple[str, ...] = (),
+                 clean: dict[str, Callable[[Any, Any], Any]] | None = None) -> None:
     """Replace each column of `table` by its sealed form. `columns` maps name -> "text"|"json";
     `space_sql` selects the sealing space id of a row (NULL for the system key). Columns
-    named in `nullable` keep NULL as NULL (and stay nullable)."""
+    named in `nullable` keep NULL as NULL (and stay nullable). `clean` maps a column to what
+    a value goes through before it is sealed (row id and value in, value out). A column
+    already sealed (bytea) is left alone, so running it again changes nothing."""
     quote = schema_editor.quote_name
+    clean = clean or {}
     with schema_editor.connection.cursor() as cursor:
+        columns = {c: kind for c, kind in columns.items() if not _already_sealed(cursor, table, c)}
+        if not columns:
+            return
         for column in columns:
             cursor.execute(f"ALTER TABLE {quote(table)} ADD COLUMN {quote(column + '__sealed')} bytea")
         names = ", ".join(f"t.{quote(c)}" for c in columns)
@@ -40,10 +56,14 @@ def seal_columns(schema_editor, *, table: str, columns: dict[str, str], space_sq
                     context = f"{table}.{column}"
                     if value is None and column in nullable:
                         sealed.append(None)
-                    elif kind == "json":
-                        sealed.append(cipher.seal_json(space_id, _as_json(value), context=context))
+                        continue
+                    value = _as_json(value) if kind == "json" else value or ""
+                    if column in clean:
+                        value = clean[column](row_pk, value)
+                    if kind == "json":
+                        sealed.append(cipher.seal_json(space_id, value, context=context))
                     else:
-                        sealed.append(cipher.seal_text(space_id, value or "", context=context))
+                        sealed.append(cipher.seal_text(space_id, value, context=context))
                 params.append([*sealed, row_pk])
             cursor.executemany(f"UPDATE {quote(table)} SET {assignments} WHERE {quote(pk)} = %s", params)
         for column in columns:

@@ -25,7 +25,7 @@ class ChatImportAdmin(ReadOnlyAdmin):
     search_fields = ("=id",)
     search_help_text = "An exact import id."
     fields = ("id", "source", "space", "status", "file_name", "size_bytes", "created_by", "created_at",
-              "finished_at", "error", "report_view")
+              "started_at", "finished_at", "error", "report_view")
     readonly_fields = fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[ChatImport]:

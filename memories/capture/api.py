@@ -60,6 +60,10 @@ class ChatImportOutputSerializer(serializers.Serializer):
                                      help_text="Nothing is pending: extraction, embedding and write checks "
                                                "are finished, and the memories are what they will stay")
     created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True,
+                                           help_text="When a worker began it (null while queued); a run "
+                                                     "longer than the job's timeout is failed "
+                                                     "(docs/capture.md)")
     finished_at = serializers.DateTimeField(allow_null=True)
 
 

@@ -179,7 +179,7 @@ def _queue(actor: Actor, space: Space, conversation: Conversation,
                         size_bytes=_size(posted.messages), created_by=access.user_or_none(actor),
                         report={"conversation_id": posted.conversation_id or None,
                                 "messages": len(posted.messages)})
-    path = conversations_jobs.store(record.pk, conversation)
+    conversations_jobs.store(record.pk, conversation)
     record.save()
-    conversations_jobs.enqueue(record, path)
+    conversations_jobs.enqueue(record)
     return conversations_outcome.answer(actor=actor, record=record)

@@ -8,13 +8,11 @@ extracted (redacted, sealed memories) and the record's ids and counts stay.
 from __future__ import annotations
 
 import json
-import logging
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 
 from core.actor import Actor
 from core.errors import DomainError
@@ -23,15 +21,11 @@ from core.models import Space
 from governance import access, policy
 from governance.audit.services import audit_record
 from governance.modes import WriteOutcome
-from memories.capture import conversations_outcome, ingest, uploads
+from memories.capture import conversations_outcome, ingest, runs, uploads
 from memories.capture.conversation import Conversation, Message, ToolCall, ToolResult, timestamp
-from memories.models import ChatImport, ChatImportStatus
-
-logger = logging.getLogger(__name__)
+from memories.models import ChatImport
 
 JOB = "memories.capture.conversations_jobs.conversation_capture_run"
-# A few thousand messages take seconds; the timeout is the import's, for a slow worker.
-TASK_TIMEOUT = 3600
 FILE_NAME = "conversation.json"
 
 
@@ -54,38 +48,23 @@ def load(path: Path) -> Conversation:
                         messages=messages, profile=raw["profile"])
 
 
-def enqueue(record: ChatImport, path: Path) -> None:
-    enqueue_on_commit(JOB, import_id=record.pk, path=str(path), task_name=f"conversation {record.pk}",
-                      group="chat-import", timeout=TASK_TIMEOUT)
+def enqueue(record: ChatImport) -> None:
+    # The id only: a path under var/ can name the server's home folder, and job arguments
+    # are kept in plaintext in the task table.
+    enqueue_on_commit(JOB, import_id=record.pk, task_name=f"conversation {record.pk}",
+                      group="chat-import", timeout=runs.JOB_TIMEOUT_SECONDS)
 
 
-def conversation_capture_run(*, import_id: str, path: str, **kwargs: Any) -> None:
+def conversation_capture_run(*, import_id: str, path: str | None = None, **kwargs: Any) -> None:
     """The job: capture the stored conversation once (a job delivered twice finds it running
     or done), then delete the file."""
     run(import_id, path)
 
 
-def run(import_id: str, path: str) -> ChatImport | None:
-    with transaction.atomic():
-        queued = ChatImport.objects.select_for_update(of=("self",)).select_related("space", "created_by")
-        record = queued.filter(pk=import_id, status=ChatImportStatus.QUEUED).first()
-        if record is None:
-            return None
-        record.status = ChatImportStatus.RUNNING
-        record.save(update_fields=["status"])
-    try:
-        record.report = _capture(record, load(Path(path)))
-        record.status = ChatImportStatus.DONE
-    except DomainError as exc:
-        record.status, record.error = ChatImportStatus.FAILED, exc.message[:500]
-    except Exception as exc:
-        logger.exception("conversation capture %s failed", import_id)
-        record.status, record.error = ChatImportStatus.FAILED, type(exc).__name__[:500]
-    finally:
-        uploads.discard(import_id)
-    record.finished_at = timezone.now()
-    record.save(update_fields=["status", "report", "error", "finished_at"])
-    return record
+def run(import_id: str, path: str | None = None) -> ChatImport | None:
+    """`path` is accepted from jobs queued before they carried the import's id only."""
+    stored = Path(path) if path else uploads.folder(import_id) / FILE_NAME
+    return runs.run(import_id, lambda record: _capture(record, load(stored)))
 
 
 def audit(actor: Actor, space: Space, report: ingest.ChatImportReport) -> None:

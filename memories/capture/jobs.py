@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
-from django.db import transaction
-from django.utils import timezone
 
 from core.actor import Actor
 from core.errors import DomainError, InvalidInput
 from core.jobs import enqueue_on_commit
 from governance import access
-from memories.capture import ingest, uploads
-from memories.models import ChatImport, ChatImportStatus
-
-logger = logging.getLogger(__name__)
-
-# A large export takes minutes (about 1,000 conversations a minute with embedding, docs/capture.md).
-IMPORT_TASK_TIMEOUT = 3600
+from memories.capture import ingest, runs, uploads
+from memories.models import ChatImport
 
 
 def chat_import_create(*, actor: Actor, space_slug: str, source: str, upload: UploadedFile) -> ChatImport:
@@ -34,40 +26,27 @@ def chat_import_create(*, actor: Actor, space_slug: str, source: str, upload: Up
         raise InvalidInput("The history is too large.", fields={"file": [f"Must be at most {limit} bytes."]})
     chat_import = ChatImport(space=space, source=source, file_name=(upload.name or "")[:255],
                              size_bytes=size, created_by=access.user_or_none(actor))
-    path = uploads.store(chat_import.pk, upload)
+    uploads.store(chat_import.pk, upload)
     chat_import.save()
-    enqueue(chat_import, path)
+    enqueue(chat_import)
     return chat_import
 
 
-def enqueue(chat_import: ChatImport, path: Path) -> None:
-    enqueue_on_commit("memories.tasks.chat_import_run", import_id=chat_import.pk, path=str(path),
+def enqueue(chat_import: ChatImport) -> None:
+    # The id only: the upload's path (and name) would be kept in plaintext in the task table.
+    enqueue_on_commit("memories.tasks.chat_import_run", import_id=chat_import.pk,
                       task_name=f"chat import {chat_import.pk}", group="chat-import",
-                      timeout=IMPORT_TASK_TIMEOUT)
+                      timeout=runs.JOB_TIMEOUT_SECONDS)
 
 
-def run(import_id: str, path: str) -> ChatImport | None:
-    """Import the upload once (a job delivered twice finds it running or done), then delete it."""
-    with transaction.atomic():
-        queued = ChatImport.objects.select_for_update(of=("self",)).select_related("space", "created_by")
-        chat_import = queued.filter(pk=import_id, status=ChatImportStatus.QUEUED).first()
-        if chat_import is None:
-            return None
-        chat_import.status = ChatImportStatus.RUNNING
-        chat_import.save(update_fields=["status"])
-    try:
+def run(import_id: str, path: str | None = None) -> ChatImport | None:
+    """Import the upload once (a job delivered twice finds it running or ended), then delete it."""
+    def work(chat_import: ChatImport) -> dict:
         if chat_import.created_by is None:
             raise DomainError("The user who uploaded the history is gone.")
-        report = ingest.chat_import(actor=chat_import.created_by, space_slug=chat_import.space.slug,
-                                    source=chat_import.source, path=Path(path), import_id=chat_import.pk)
-        chat_import.report, chat_import.status = report.as_dict(), ChatImportStatus.DONE
-    except DomainError as exc:
-        chat_import.status, chat_import.error = ChatImportStatus.FAILED, exc.message[:500]
-    except Exception as exc:
-        logger.exception("chat import %s failed", import_id)
-        chat_import.status, chat_import.error = ChatImportStatus.FAILED, f"{type(exc).__name__}"[:500]
-    finally:
-        uploads.discard(import_id)
-    chat_import.finished_at = timezone.now()
-    chat_import.save(update_fields=["status", "report", "error", "finished_at"])
-    return chat_import
+        return ingest.chat_import(actor=chat_import.created_by, space_slug=chat_import.space.slug,
+                                  source=chat_import.source,
+                                  path=Path(path) if path else uploads.located(import_id),
+                                  import_id=chat_import.pk).as_dict()
+
+    return runs.run(import_id, work)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 from django.conf import settings
 from django.db import models
 from ulid import ULID
 
 from core.models import Space
+from core.sealing import SealedJSONField, SealedTextField
+from memories.capture import report_paths, uploads
 
 
 class ImportedConversation(models.Model):
@@ -57,13 +61,18 @@ class ChatImport(models.Model):
     source = models.CharField(max_length=20)
     status = models.CharField(max_length=10, choices=ChatImportStatus.choices,
                               default=ChatImportStatus.QUEUED)
-    file_name = models.CharField(max_length=255)
+    # Sealed, like what the history said: a file name, a reader's reasons and an error can
+    # name people, projects and folders.
+    file_name = SealedTextField()
     size_bytes = models.BigIntegerField(default=0)
-    report = models.JSONField(default=dict, blank=True)
-    error = models.CharField(max_length=500, blank=True, default="")
+    report = SealedJSONField(default=dict, blank=True)
+    error = SealedTextField(blank=True, default="")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL,
                                    related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+    # When its job claimed it (memories.capture.runs): the janitor fails a run older than any
+    # job may last.
+    started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -71,6 +80,18 @@ class ChatImport(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source} import {self.id} ({self.status})"
+
+    def save(self, *args, **kwargs) -> None:
+        # Whoever fills them (the job, a conversation's capture, the admin), the name keeps no
+        # folder and the report and error no server path (memories.capture.report_paths).
+        self.file_name = PurePosixPath(str(self.file_name).replace("\\", "/")).name[:255]
+        upload = uploads.folder(self.pk)
+        self.report = report_paths.strip(self.report, upload=upload)
+        self.error = report_paths.strip_text(self.error or "", upload=upload)[:500]
+        super().save(*args, **kwargs)
+
+    def sealing_space_id(self) -> int:
+        return self.space_id
 
 
 class ImportedMemory(models.Model):

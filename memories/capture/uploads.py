@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
-from core.errors import InvalidInput
+from core.errors import DomainError, InvalidInput
 
 
 def folder(import_id: str) -> Path:
@@ -41,6 +41,21 @@ def store(import_id: str, upload: UploadedFile) -> Path:
         raise
     path.unlink()
     return unpacked
+
+
+def located(import_id: str) -> Path:
+    """What the reader reads for an import: the unpacked folder of a zip, else the one file.
+
+    Jobs are given the import's id only, never this path: django-q2 keeps a job's arguments
+    in plaintext (pickled) in its task table, and the path holds the upload's name."""
+    target = folder(import_id)
+    unpacked = target / "unpacked"
+    if unpacked.is_dir():
+        return unpacked
+    files = sorted(entry for entry in target.iterdir() if entry.is_file()) if target.is_dir() else []
+    if not files:
+        raise DomainError("The uploaded history is no longer on the server; upload it again.")
+    return files[0]
 
 
 def _unzip(archive: Path, into: Path, *, limit: int) -> None:

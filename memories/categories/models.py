@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from django.contrib.postgres.fields import ArrayField
 from django.db import models
 
 from core.models import Space
+from core.sealing import SealedJSONField, SealedTextField
 from memories.models.entries import Memory
 
 
@@ -22,9 +22,11 @@ class Category(models.Model):
 
     space = models.ForeignKey(Space, on_delete=models.CASCADE, related_name="categories")
     name = models.SlugField(max_length=40)
-    display_name = models.CharField(max_length=80)
-    description = models.CharField(max_length=300, blank=True, default="")
-    keywords = ArrayField(models.CharField(max_length=40), default=list, blank=True)
+    # Sealed: read in Python (lists, placement by keywords), never compared in SQL. Their
+    # lengths (80, 300, 40 a keyword) are the API's limits.
+    display_name = SealedTextField()
+    description = SealedTextField(blank=True, default="")
+    keywords = SealedJSONField(default=list, blank=True)
     builtin = models.BooleanField(default=False)
     # A built-in a curator removed: kept (hidden, empty) so the defaults do not bring it back.
     dismissed = models.BooleanField(default=False)
@@ -41,7 +43,11 @@ class Category(models.Model):
         constraints = [models.UniqueConstraint(fields=["space", "name"], name="category_unique")]
 
     def __str__(self) -> str:
-        return f"{self.display_name} ({self.space_id})"
+        # The slug, not the sealed display name: Django's admin log stores str() in plaintext.
+        return f"{self.name} ({self.space_id})"
+
+    def sealing_space_id(self) -> int:
+        return self.space_id
 
 
 class MemoryCategory(models.Model):

@@ -247,7 +247,7 @@ class ThinkingChainViewSet(viewsets.ViewSet):
         v = data.validated_data
         statuses = ((ChainStatus.COMPLETED, ChainStatus.ACTIVE) if v["include_active"]
                     else (ChainStatus.COMPLETED,))
-        found = selectors.chains_recall(actor=request.user, query=v["query"], spaces=v["spaces"], k=v["k"],
-                                        statuses=statuses)
+        found = services.chains_recall_run(actor=request.user, query=v["query"], spaces=v["spaces"],
+                                           k=v["k"], statuses=statuses)
         return Response(s.ThinkingChainRecallOutputSerializer(
             {"results": found.results, "silenced_spaces": found.silenced}).data)

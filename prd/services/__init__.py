@@ -29,6 +29,7 @@ from prd.services.chains import (
     chain_start,
     chain_summarise,
     chain_summary_enqueue,
+    chains_recall_run,
     thought_add,
 )
 from prd.services.compaction import CompactionOutcome, execution_compact, execution_compaction_enqueue
@@ -57,7 +58,8 @@ from prd.services.memory_formation import (
 __all__ = [
     "DEFERRING_MODES", "NOT_CAPTURED", "AppendResult", "CompactionOutcome", "DecisionInput", "EventInput",
     "FormationOutcome", "Gate", "RequirementInput", "StartResult", "chain_abandon", "chain_complete",
-    "chain_embed", "chain_start", "chain_summarise", "chain_summary_enqueue", "decision_record",
+    "chain_embed", "chain_start", "chain_summarise", "chain_summary_enqueue", "chains_recall_run",
+    "decision_record",
     "event_append", "event_facts", "execution_compact", "execution_compaction_enqueue",
     "execution_memories_form", "execution_rematerialise", "execution_start", "execution_status_update",
     "formation_gate", "thought_add",

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from core.actor import Actor
 from core.errors import Conflict
+from core.models import Space
 from core.results import WriteResult
 from governance import access, policy
 from governance.audit.services import audit_record
@@ -27,6 +28,7 @@ from prd.models import (
     PRDExecution,
     ThinkingChain,
 )
+from prd.selectors import ChainRecall, chains_recall
 from prd.services.common import (
     collecting_redactions,
     enqueue,
@@ -252,3 +254,30 @@ def _chain_not_captured(chain_id: str) -> None:
         chain.summarized_at = timezone.now()
         chain.save(update_fields=["summarized_at", "updated_at"])
 
+
+def chains_recall_run(*, actor: Actor, query: str, spaces: list[str] | None = None,
+                      k: int = limits.RECALL_K_DEFAULT,
+                      statuses: tuple[str, ...] = (ChainStatus.COMPLETED,)) -> ChainRecall:
+    """recall_reasoning (prd.selectors.chains_recall), audited like an untracked memory
+    recall (docs/audit.md, "Which recalls are audited"): one `recall` row per space it read,
+    with the chains it returned from that space; one without a space when it read none (and
+    the spaces its modes silenced). Counts only: no query, no chain ids.
+
+    The recall (which embeds the query) runs outside the transaction of its audit rows.
+    """
+    found = chains_recall(actor=actor, query=query, spaces=spaces, k=k, statuses=statuses)
+    returned: dict[int, int] = {}
+    for match in found.results:
+        returned[match.chain.space_id] = returned.get(match.chain.space_id, 0) + 1
+    read = list(Space.objects.filter(pk__in=found.read).order_by("pk"))
+    with transaction.atomic():
+        for space in read:
+            audit_record("recall", actor=actor, space=space, target_type="recall",
+                         after={"items": returned.get(space.pk, 0), "tracked": False,
+                                "purpose": "reasoning_recall"})
+        if not read:
+            after: dict = {"items": 0, "tracked": False, "purpose": "reasoning_recall"}
+            if found.silenced:
+                after["silenced"] = list(found.silenced)
+            audit_record("recall", actor=actor, target_type="recall", after=after)
+    return found

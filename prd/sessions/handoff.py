@@ -21,6 +21,7 @@ from prd.sessions.rules import (
     shipped,
     test_status,
 )
+from retrieval.defuse import LEGEND
 
 LIST_MAX = 25
 TEXT_MAX = 300
@@ -160,6 +161,8 @@ def render_markdown(handoff: dict[str, Any]) -> str:
         f"{handoff['started_at'] or 'n/a'} to {handoff['generated_at'] or 'n/a'}*",
         "",
     ]
+    if handoff.get("defused"):
+        lines += [LEGEND, ""]
     if handoff["summary"]:
         lines += [handoff["summary"]["text"] + _refs(handoff["summary"]["events"]), ""]
     sections = [

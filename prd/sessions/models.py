@@ -10,7 +10,6 @@ events it rests on and whether it still holds.
 from __future__ import annotations
 
 from django.conf import settings
-from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import F, Q
 from ulid import ULID
@@ -148,7 +147,8 @@ class SessionEvent(AppendOnly):
     data = SealedJSONField(default=dict, blank=True)
     # entities, task_refs, artifacts: file paths and ids are as telling as text.
     refs = SealedJSONField(default=dict, blank=True)
-    topic_tags = ArrayField(models.CharField(max_length=limits.TOPIC_TAG_MAX), default=list, blank=True)
+    # Sealed: read in Python (handoffs, packs), never in SQL, and a topic can name anything.
+    topic_tags = SealedJSONField(default=list, blank=True)
     importance = models.FloatField(default=0.5)
     confidence = models.FloatField(default=1.0)
     hash = models.CharField(max_length=64)
@@ -205,12 +205,13 @@ class MemoryCard(models.Model):
     # Evidence beyond events: [{kind: "file"|"commit"|"url", ref}]. Sealed (paths tell).
     references = SealedJSONField(default=list, blank=True)
     scope_path = SealedTextField(blank=True, default="")
-    scope_branch = models.CharField(max_length=limits.BRANCH_MAX, blank=True, default="")
+    scope_branch = SealedTextField(blank=True, default="")
     command = SealedTextField(blank=True, default="")
     evidence_until = models.DateTimeField()
     status = models.CharField(max_length=12, choices=CardStatus.choices, default=CardStatus.UNCHECKED)
     checked_at = models.DateTimeField()
-    validator = models.CharField(max_length=100, blank=True, default="")
+    # Who checked: a rule of SAM's, a user, or any name a client gives. Sealed (never in SQL).
+    validator = SealedTextField(blank=True, default="")
     ttl_days = models.PositiveIntegerField()
     error = models.CharField(max_length=500, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -240,7 +241,7 @@ class CardValidation(models.Model):
 
     card = models.ForeignKey(MemoryCard, on_delete=models.CASCADE, related_name="validations")
     status = models.CharField(max_length=12, choices=CardStatus.choices)
-    validator = models.CharField(max_length=100)
+    validator = SealedTextField()
     note = SealedTextField(blank=True, default="")
     event = models.ForeignKey(SessionEvent, null=True, blank=True, on_delete=models.CASCADE,
                               related_name="validations")
@@ -253,7 +254,8 @@ class CardValidation(models.Model):
         ordering = ["card", "-checked_at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.status} by {self.validator}"
+        # Not the validator: it is sealed, and Django's admin log stores str() in plaintext.
+        return f"{self.status} check of card {self.card_id}"
 
     def sealing_space_id(self) -> int:
         return self.card.space_id

@@ -21,6 +21,7 @@ from prd.models import AgentSession, CardStatus, ExecutionStatus, MemoryCard, PR
 from prd.sessions import handoff
 from prd.sessions import rules as session_rules
 from prd.sessions.cards import rule_event
+from retrieval.defuse import defuse_json
 from retrieval.packs import PackContext
 
 SECTION_ENTRIES = 5
@@ -67,8 +68,14 @@ class Handoff:
 
 
 def handoff_of(session: AgentSession) -> Handoff:
-    """The compiled handoff of `session`, kept per event count (a new event changes the key)."""
-    key = f"sam:handoff:{session.pk}:{session.event_count}:{session.updated_at.isoformat()}"
+    """The compiled handoff of `session`, kept per event count (a new event changes the key).
+
+    What the events stored is defused before the next session's model reads it
+    (retrieval.defuse): the JSON says what was neutralised (`defused`), the Markdown carries
+    the legend when anything was. "v2" in the key: handoffs cached before defusing are not
+    served again.
+    """
+    key = f"sam:handoff:v2:{session.pk}:{session.event_count}:{session.updated_at.isoformat()}"
     kept = cache.get(key)
     if kept is not None:
         return Handoff(**kept)
@@ -81,7 +88,8 @@ def handoff_of(session: AgentSession) -> Handoff:
         "agent_id": session.agent_id,
         "title": session.title,
     }
-    compiled = handoff.compile_handoff(info, [rule_event(e) for e in rows])
+    compiled, defused = defuse_json(handoff.compile_handoff(info, [rule_event(e) for e in rows]))
+    compiled["defused"] = defused
     result = Handoff(json=compiled, markdown=handoff.render_markdown(compiled))
     cache.set(key, {"json": result.json, "markdown": result.markdown}, timeout=HANDOFF_CACHE_SECONDS)
     return result

@@ -6,6 +6,7 @@ import httpx
 
 from prd.summarizers.base import Digest, SummarizerError
 from prd.summarizers.extractive import clip
+from retrieval.defuse import defuse
 
 SYSTEM_PROMPT = (
     "You summarise the work log of a software project for the engineer who picks it up next. "
@@ -49,7 +50,9 @@ class OpenAIChatSummarizer:
             "max_tokens": max(64, max_chars // 3),
             "messages": [
                 {"role": "system", "content": PROMPTS[digest.kind].format(max_chars=max_chars)},
-                {"role": "user", "content": digest.as_markdown()},
+                # The digest quotes what the execution stored: defused, like every text
+                # SAM hands a model (docs/security.md, "Stored text handed to models").
+                {"role": "user", "content": defuse(digest.as_markdown())[0]},
             ],
         }
         try:

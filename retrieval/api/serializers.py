@@ -246,7 +246,10 @@ class AugmentationNoteSerializer(serializers.Serializer):
     priority = serializers.CharField()
     reason = serializers.ChoiceField(choices=["core", "priority", "relevance", "summary"])
     score = serializers.FloatField(help_text="Relevance to the message (0 when not scored)")
-    neutralised = serializers.BooleanField(help_text="Instruction-like phrases were replaced")
+    neutralised = serializers.BooleanField(help_text="Something in the note was defused")
+    defused = serializers.ListField(child=serializers.CharField(),
+                                    help_text="What was neutralised (docs/security.md, stored text "
+                                              "handed to models)")
 
 
 class PromptAugmentationOutputSerializer(serializers.Serializer):

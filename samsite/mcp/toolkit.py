@@ -12,6 +12,7 @@ from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from retrieval.defuse import defuse_json
 from samsite.mcp import budget
 from samsite.mcp.dispatch import Answer, Caller, call
 
@@ -69,9 +70,21 @@ class Tools:
             raise tool_error("not_authenticated", 401, "Send an Authorization: Bearer token.")
         return self.default_caller
 
-    def api(self, ctx: Context | None, method: str, path: str, **kwargs: Any) -> Any:
-        """One REST call as the tool's caller; its JSON body, or a tool error in SAM's shape."""
+    def api(self, ctx: Context | None, method: str, path: str, *, defused: bool = True, **kwargs: Any) -> Any:
+        """One REST call as the tool's caller; its JSON body, or a tool error in SAM's shape.
+
+        The body goes to a model, so its strings are defused (retrieval.defuse) unless the
+        tool asks for them as stored (`defused=False`) to defuse them itself item by item."""
         answer = call(self.caller(ctx), method, path, **kwargs)
         if not answer.ok:
             raise _failed(answer)
-        return answer.body
+        return defuse_json(answer.body)[0] if defused else answer.body
+
+
+def defused_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each item defused; one in which something was neutralised says what (`defused`)."""
+    out = []
+    for item in items:
+        cleaned, kinds = defuse_json(item)
+        out.append({**cleaned, "defused": kinds} if kinds else cleaned)
+    return out

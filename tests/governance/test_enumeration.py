@@ -68,6 +68,21 @@ def test_a_taken_slug_answers_alike_whether_the_caller_can_see_the_space_or_not(
     assert "hr-payroll" not in hidden.content.decode()
 
 
+def test_a_hidden_slug_is_refused_where_a_free_one_is_created_the_one_bit_accepted(api, space):
+    # The accepted leak (docs/security.md): slugs are unique install-wide, so a try tells
+    # "taken or not", and nothing more, about a space the caller cannot see.
+    SpaceFactory(slug="hr-payroll", name="Payroll 2027", members={UserFactory(username="hr"): "owner"})
+
+    hidden, free = create(api, "hr-payroll"), create(api, "hr-payroll-2")
+
+    assert (hidden.status_code, free.status_code) == (409, 201)
+    assert hidden.json() == {"error": {"code": "conflict",
+                                       "message": "This slug is not available; choose another.",
+                                       "fields": {"slug": ["Not available."]}}}
+    assert "Payroll 2027" not in hidden.content.decode()
+    assert Space.objects.get(slug="hr-payroll").name == "Payroll 2027"  # left as it was
+
+
 def test_a_user_refused_too_often_may_not_create_spaces_for_a_while(api, space):
     SpaceFactory(slug="hr-payroll")
     for _ in range(SLUG_REFUSALS_PER_HOUR):

@@ -1,8 +1,11 @@
 """Thinking chains through the HTTP API: thoughts, revisions, branches, completion with its
 summary and memories, and recall_reasoning on the real embedding model."""
 
+import json
+
 import pytest
 
+from governance.audit.models import AuditEvent
 from prd.models import FormedMemory, ThinkingChain
 from tests.factories import SpaceFactory
 from tests.prd.conftest import CHAINS, appended, started
@@ -118,6 +121,23 @@ def test_recall_reasoning_finds_similar_past_chains_by_meaning_and_by_words(api,
     assert by_meaning[0]["similarity"] > by_meaning[1]["similarity"]
     assert by_words[0]["chain"]["query"] == "Which font renders receipts as PDF?"
     assert by_words[0]["text_rank"] > 0
+
+
+def test_recall_reasoning_is_audited_per_space_read_with_counts_and_no_text(api, space, on_commit, user):
+    reasoned(api, on_commit, "Which font renders receipts as PDF?", "DejaVu Sans has every glyph we need")
+    other = SpaceFactory(slug="chains-elsewhere", members={user: "owner"})
+    before = AuditEvent.objects.filter(action="recall").count()
+
+    found = api.post(f"{CHAINS}recall/", {"query": "DejaVu glyph receipts", "k": 3}, format="json").json()
+
+    rows = list(AuditEvent.objects.filter(action="recall").order_by("id")[before:])
+    by_space = {row.space_id: row.payload_data["after"] for row in rows}
+    assert set(by_space) == {space.id, other.id}
+    assert by_space[space.id] == {"items": len(found["results"]), "tracked": False,
+                                  "purpose": "reasoning_recall"}
+    assert by_space[other.id]["items"] == 0
+    assert all(row.actor_id == user.id and row.target_type == "recall" for row in rows)
+    assert "DejaVu" not in json.dumps([row.payload_data for row in rows])
 
 
 def test_recall_reasoning_skips_active_chains_unless_asked_and_stays_in_visible_spaces(

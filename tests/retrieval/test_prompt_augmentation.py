@@ -22,6 +22,7 @@ from memories.lifecycle import decay, maintenance
 from memories.models import MemoryStats
 from memories.restrictions import memory_restrict
 from retrieval import augment
+from retrieval.defuse import defuse
 from retrieval.tasks import lexeme_stats_refresh
 from tests.factories import SpaceFactory, make_memory
 from tests.personas import member_client
@@ -180,7 +181,7 @@ def test_a_quoted_note_is_one_line_of_data_with_no_delimiter_or_instruction(text
     assert "\r" not in line
     assert "<" not in value
     assert ">" not in value
-    assert augment._INSTRUCTION_LIKE.search(value) is None
+    assert defuse(value) == (value, [])
     assert len(value) <= augment.NOTE_MAX_CHARS
 
 

@@ -59,6 +59,34 @@ def test_a_memory_passes_its_suggested_examples_and_the_run_is_kept(store):
     assert TrainingRun.objects.filter(memory=store).count() == 1
 
 
+def test_a_training_run_is_audited_as_an_untracked_recall_of_its_space(api, store, user):
+    before = AuditEvent.objects.filter(action="recall").count()
+
+    assert api.post(f"/api/v1/memories/{store.id}/training/").status_code == 201
+    nightly = training.run_memory(store)
+
+    asked, scheduled = AuditEvent.objects.filter(action="recall").order_by("id")[before:]
+    run = TrainingRun.objects.filter(memory=store).order_by("ran_at").first()
+    assert (asked.actor_id, asked.space_id) == (user.id, store.space_id)
+    assert (asked.target_type, asked.target_id) == ("trainingrun", str(run.pk))
+    assert asked.payload_data["after"]["recalls"] == run.examples == 2
+    assert asked.payload_data["after"]["purpose"] == "micro_training"
+    assert asked.payload_data["after"]["tracked"] is False
+    assert asked.payload_data["after"]["items"] >= 2  # the memory itself, in the top 5 of each
+    assert scheduled.actor_id is None
+    assert scheduled.target_id == str(nightly.pk)
+    assert SNACKBAR["canonical_phrases"][0] not in str(asked.payload_data)
+
+
+def test_a_space_out_of_recall_runs_no_training_and_audits_no_recall(store):
+    store.space.mode = "off"
+    store.space.save()
+    before = AuditEvent.objects.filter(action="recall").count()
+
+    assert training.run_memory(store) is None
+    assert AuditEvent.objects.filter(action="recall").count() == before
+
+
 def test_an_example_the_memory_does_not_answer_fails_with_its_reason(store):
     wrong = {"id": "tr_1", "user": "How do we store amounts of money?", "assistant": "Use MudSnackbar.",
              "assertions": ["mudsnackbar", "forbidden:mudsnackbar"]}

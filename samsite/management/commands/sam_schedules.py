@@ -39,6 +39,14 @@ SCHEDULES = [
         "minutes": 5,
     },
     {
+        # An import whose job died is failed once it has run past its job's timeout plus a
+        # margin (memories.capture.runs.stuck_after), so within ten minutes of that.
+        "name": "sam: fail chat imports whose job stopped",
+        "func": "memories.tasks.chat_imports_reap",
+        "schedule_type": Schedule.MINUTES,
+        "minutes": 10,
+    },
+    {
         "name": "sam: apply space retention windows",
         "func": "governance.tasks.retention_sweep",
         "schedule_type": Schedule.HOURLY,

@@ -22,7 +22,9 @@ def register(server: MCPServer, tools: Tools) -> None:
             track: Annotated[bool, Field(description="Count the notes put in as used (default), so "
                                                      "they do not decay as if unused.")] = True,
             ctx: Context | None = None) -> dict[str, Any]:
-        answer = tools.api(ctx, "POST", "/api/v1/prompt-augmentation/", body={
+        # Each note of the block is defused already; defusing the block again would quote
+        # its own <sam_user_memory> delimiters.
+        answer = tools.api(ctx, "POST", "/api/v1/prompt-augmentation/", defused=False, body={
             "space": space, "message": message, "max_items": max_items, "max_chars": max_chars,
             "track": track})
         return {"block": answer["block"], "notes": len(answer["notes"]), "left_out": answer["left_out"],
@@ -42,7 +44,7 @@ def register(server: MCPServer, tools: Tools) -> None:
                                 "include_unvalidated": include_unvalidated}
         if spaces:
             body["spaces"] = spaces
-        pack = tools.api(ctx, "POST", "/api/v1/context-packs/", body=body)
+        pack = tools.api(ctx, "POST", "/api/v1/context-packs/", body=body, defused=False)  # defused as built
         report = pack["json"].get("validation_report", {})
         return {"markdown": pack["markdown"], "items": len(pack["json"].get("items", [])),
                 "token_budget": token_budget,

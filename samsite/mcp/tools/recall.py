@@ -9,8 +9,9 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
 from retrieval import presenters
+from retrieval.defuse import defuse_json
 from samsite.mcp import budget
-from samsite.mcp.toolkit import Budget, K, Query, Space, Spaces, Tools, default_budget
+from samsite.mcp.toolkit import Budget, K, Query, Space, Spaces, Tools, default_budget, defused_items
 
 
 def recall_memories(tools: Tools, ctx: Context | None, *, query: str, spaces: list[str] | None, k: int,
@@ -24,12 +25,12 @@ def recall_memories(tools: Tools, ctx: Context | None, *, query: str, spaces: li
         body["filters"] = filters
     if topic:
         body["topic"] = topic
-    data = tools.api(ctx, "POST", "/api/v1/recall/", body=body)["data"]
-    envelope = {"query": data["query_text"], "spaces": data["spaces"],
-                "silenced_spaces": data.get("silenced_spaces", [])}
+    data = tools.api(ctx, "POST", "/api/v1/recall/", body=body, defused=False)["data"]
+    envelope, _ = defuse_json({"query": data["query_text"], "spaces": data["spaces"],
+                               "silenced_spaces": data.get("silenced_spaces", [])})
     if not data["ranked_memory_list"]:
         envelope["hint"] = "Nothing relevant yet; `remember` what you learn."
-    return budget.fit(envelope, "memories", data["ranked_memory_list"],
+    return budget.fit(envelope, "memories", defused_items(data["ranked_memory_list"]),
                       budget=token_budget or default_budget(), short=presenters.short_memory)
 
 

@@ -72,9 +72,11 @@ def register(server: MCPServer, tools: Tools) -> None:
                         format: Literal["markdown", "json"] = "markdown", token_budget: Budget = None,
                         ctx: Context | None = None) -> dict[str, Any]:
         if session_id:
-            answer = tools.api(ctx, "GET", f"/api/v1/sessions/{session_id}/handoff/")
+            # A handoff is defused as it is compiled.
+            answer = tools.api(ctx, "GET", f"/api/v1/sessions/{session_id}/handoff/", defused=False)
         elif space:
-            answer = tools.api(ctx, "GET", "/api/v1/sessions/latest-handoff/", query={"space": space})
+            answer = tools.api(ctx, "GET", "/api/v1/sessions/latest-handoff/", query={"space": space},
+                               defused=False)
         else:
             raise tool_error("invalid", 400, "Give a session_id or a space.")
         handoff = answer["json"]
