@@ -97,7 +97,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"διαβατήριο|דרכון|جواز[ \t_-]+السفر|",
         rf"travel[ \t_-]+document(?:{_N})?|",
         r"pass[ \t]+(?:nr\.?|no\.?|number)|загран(?:ичного[ \t_-]+)?паспорта?|",
-        r"ppt(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number|num\.?))|pp[ \t]*(?:#|no\.?)|",
+        r"ppt(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number|num\.?))|pp[ \t]*(?:#|no\.?|nr\.?|number)|",
         r"cestovní[ \t_-]+pas|číslo[ \t_-]+pasu|útlevél(?:szám)?|pasaportë|pasoš|putovnica|"
         r"paşaport|hộ[ \t_-]+chiếu|หนังสือเดินทาง|पासपोर्ट|جواز(?:[ \t_-]+سفر)?|護照",
     ),
@@ -116,7 +116,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?:numéro|n[°º]|no\.?)[ \t_-]+(?:d['’]identification[ \t_-]+)?fiscal|numéro[ \t_-]+de[ \t_-]+tva|"
         r"n[°º][ \t_-]+(?:de[ \t_-]+)?tva|tva(?:[ \t_-]+intracommunautaire)?|(?-i:SPI)|siren|siret|",
         r"(?-i:NIF|CIF|CUIT|CUIL|RUT|RUC|NIT)|identificación[ \t_-]+fiscal|número[ \t_-]+fiscal|",
-        r"número[ \t_-]+de[ \t_-]+contribuinte|contribuinte|",
+        r"número[ \t_-]+de[ \t_-]+contribuinte|contribuinte|inscri[çc][ãa]o[ \t_-]+(?:estadual|municipal)|",
+        r"tax[ \t_-]+code|",
         rf"business(?:[ \t_-]+(?:number|no\.?|registration(?:{_N})?))|(?-i:RFC)|(?-i:CNPJ)|cnpj|"
         rf"kvk(?:-?nummer)?|"
         rf"(?-i:CVR)(?:-?(?:nr\.?|nummer))?|(?-i:SE)-?(?:nr\.?|nummer)|",
@@ -159,7 +160,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"mbr(?:[ \t]*#|[ \t_-]+(?:no\.?|number|id))|pol\.?(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number))|",
         r"client[ \t_-]+(?:ref|reference|code)|kd\.?-?nr\.?|vers\.?-?nr\.?|(?-i:VSNR)|relatienummer|",
         r"(?:código|cod\.?|n[º°])[ \t_-]+(?:de[ \t_-]+)?cliente|"
-        r"číslo[ \t_-]+zákazníka|ügyfél(?:szám|azonosító)|"
+        r"číslo[ \t_-]+zákazníka|zákaznické[ \t_-]+číslo|ügyfél(?:szám|azonosító)|номер[ \t_-]+договора|"
         r"müşteri[ \t_-]+(?:numarası|no)|номер[ \t_-]+клиента|mã[ \t_-]+khách[ \t_-]+hàng|"
         r"رقم[ \t_-]+العميل|מספר[ \t_-]+לקוח|",
         r"skymiles|aadvantage|mileageplus|flying[ \t_-]+blue|krisflyer|skywards|executive[ \t_-]+club|"
@@ -168,6 +169,9 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?:hasta[ \t_-]+)?protokol[ \t_-]+(?:no|numarası)|",
         r"(?-i:MPRN|GPRN|MPAN|ICP)|mprn|gprn|mpan|meter[ \t_-]+point(?:[ \t_-]+(?:reference|number|no\.?))?|",
         r"abonnent-?nummer|abonnements?nummer|abonnementsnr\.?|kundenr\.?|",
+        r"(?:(?:numéro|n[°º]|no\.?)[ \t_-]+)?(?:d['’])?allocataire|(?-i:CRN)|",
+        r"(?:online|internet|net|mobile|tele)[ \t_-]*banking[ \t_-]+"
+        r"(?:id|user[ \t_-]*id|login(?:[ \t_-]+id)?)|",
         r"ग्राहक[ \t_-]+(?:संख्या|नंबर|क्रमांक)|उपभोक्ता[ \t_-]+(?:संख्या|नंबर)|",
         r"(?<!test[ \t])card(?=[ \t:#]+\d{4}[ -]?\d{4}[ -]?\d{4})",
     ),
@@ -176,10 +180,13 @@ LABELS: dict[str, tuple[str, ...]] = {
         rf"(?:checking|savings|current|bank|deposit)[ \t_-]+account|"
         rf"bank[ \t_-]+(?:details|account)(?:{_N})?|",
         r"savings|checking|",
-        r"konto-?(?:nummer|nr\.?)|kontonr\.?|kontonummer|bankkonto|konto|",
+        r"konto-?(?:nummer|nr\.?)|kontonr\.?|kontonummer|bankkonto|"
+        r"(?:giro|spar|tagesgeld|fest(?:geld)?|kunden|geschäfts|privat|gehalts|verrechnungs|depot)?konto|"
+        r"depot-?(?:nummer|nr\.?)|",
+        rf"(?:loan|mortgage)(?:{_N})|",
         r"(?:número[ \t_-]+da[ \t_-]+)?conta(?:[ \t_-]+(?:corrente|bancária|poupança))?|",
         r"(?:номер[ \t_-]+)?(?:лицевого[ \t_-]+)?сч[её]та|hesap(?:[ \t_-]+(?:no|numarası))?|",
-        r"(?:numéro|n[°º]|no\.?)[ \t_-]+de[ \t_-]+compte|compte[ \t_-]+(?:bancaire|n[°º])|(?-i:RIB)|",
+        r"(?:numéro|n[°º]|no\.?)[ \t_-]+de[ \t_-]+compte|compte[ \t_-]+(?:bancaire|n[°º])|(?-i:RIB)|compte|",
         r"(?:número|n[º°.]?|no\.?)[ \t_-]+de[ \t_-]+cuenta|cuenta(?:[ \t_-]+bancaria)?|clabe|(?-i:CBU)|",
         r"(?:numero|n\.)[ \t_-]+(?:di[ \t_-]+)?conto(?:[ \t_-]+corrente)?|conto[ \t_-]+corrente|",
         r"rekening-?(?:nummer|nr\.?)|rekeningnummer|",

@@ -16,6 +16,7 @@ from stdnum import isin
 
 from . import name_lexicon as lexicon
 from .findings import Candidate
+from .labelled_ids import QUANTITY_AFTER
 from .scan import Scan
 
 PRIORITY_FORMAT = 75
@@ -234,6 +235,9 @@ def _is_account_value(scan: Scan, match: re.Match[str]) -> bool:
     if match.group("cue").lower() == "uid" and _THING_BEFORE_UID.search(scan.line_before(match.start(), 30)):
         return False
     if digits >= 2:
+        # "account 12345678 dollars" is an amount, as in the labelled rules
+        if value.isdigit() and QUANTITY_AFTER.match(scan.text, match.end("value")):
+            return False
         return not (_VERSION.fullmatch(value) or _CODE_CONTINUES.match(scan.text, match.end("value")))
     if not _USERNAME_CUE.fullmatch(match.group("cue")):
         return False

@@ -32,9 +32,11 @@ PRIORITY = 74
 # Below phones (60): a number a few words from a label may be a phone the phone rules have a cue for.
 PRIORITY_FAR = 58
 
-# Signs between a label and its value.
+# Signs between a label and its value. A bracket without digits is skipped whole ("(BSN)"); one
+# that holds the value is opened ("Passport (number 530927182)").
 _SKIP_SIGNS = re.compile(
-    r"""[ \t]*(?:["'’`*|]+|[:=#]|\.{2,}|…|_{2,}|\([^()\n]{1,30}\)|[–—]|-(?=[ \t])|_|\.(?=[ \t])|"""
+    r"""[ \t]*(?:["'’`*|]+|[:=#]|\.{2,}|…|_{2,}|\([^()\n\d]{1,30}\)|\((?=[^()\n]{0,20}\d[^()\n]*\))|"""
+    r"""[–—]|-(?=[ \t])|_|\.(?=[ \t])|"""
     r"""/[ \t]*[^\W\d_][^\W\d_.-]{1,15})[ \t]*"""  # a second label: "SSN/ITIN:", "CPF/CNPJ"
 )
 # Words between a label and its value: "number", "is", "lautet", "est", "jest", "är" …
@@ -80,8 +82,10 @@ _YEAR = re.compile(r"(?:19|20)\d{2}(?:[/-](?:\d{2}|(?:19|20)\d{2}))?")
 _VERSION = re.compile(r"[vV]?\d{1,3}(?:\.\d{1,3}){1,3}")
 _AMOUNT = re.compile(r"\d{1,3}(?:[.,']\d{3})+(?:[.,]\d{1,2})?|\d+[.,]\d{2}")
 # After the value: a unit, a currency or a percentage says it is a quantity.
-_QUANTITY_AFTER = re.compile(
-    r"[ \t]*(?:%|€|\$|£|¥|₽|(?:eur|usd|gbp|chf|pln|sek|nok|dkk|mm|cm|km|kg|mb|gb|kb|ms|px)(?![^\W_]))",
+QUANTITY_AFTER = re.compile(
+    r"[ \t]*(?:%|€|\$|£|¥|₽|₹|₺|(?:eur|euros?|usd|dollars?|gbp|pounds?|chf|francs?|franken|pln|zł|złotych|"
+    r"sek|nok|dkk|kr|kronor|kroner|rub|рублей|руб|inr|rupees?|rs|jpy|yen|円|元|yuan|rmb|cny|brl|reais|mxn|"
+    r"pesos?|lira|aud|cad|nzd|zar|rand|huf|ft|czk|kč|mm|cm|km|kg|mb|gb|kb|ms|px)(?![^\W_]))",
     re.IGNORECASE,
 )
 # A count noun after a plain number ("1200 accounts", "48 pages"); after a grouped code such as a
@@ -103,7 +107,12 @@ _CURRENCY_BEFORE = re.compile(r"[€$£¥]\s*$|\b(?:EUR|USD|GBP|CHF)\s*$")
 _SENTENCE_END = re.compile(r"[.;!?](?:\s|$)|\n")
 _CELL_SEPARATORS = ",;\t|"
 # Labels that are also everyday words: the value needs six digits.
-_WEAK_LABELS = frozenset("account acct savings checking konto conta cuenta hesap conto 普通 当座".split())
+_WEAK_LABELS = frozenset(
+    "account acct savings checking konto conta cuenta hesap conto compte 普通 当座".split()
+)
+# Labels that are everyday words in some uses ("tax code 1257L" is a PAYE code; "Girokonto 500"):
+# the value needs six digits too.
+_WEAK_LABEL = re.compile(r"tax[ \t_-]+code|\w*konto", re.IGNORECASE)
 # Labels that name a document written with letters and digits; a number alone is something else.
 _LETTERED_LABELS = frozenset({"RFC", "Pass"})
 # A value right before a label: "123-45-6789 (SSN)", "X1234567 is her passport number".
@@ -130,6 +139,8 @@ _OTHER_NUMBER_BEFORE = re.compile(
 # A line break a label may stand before its value (a form: "Passport number:\nX1234567").
 _LINE_BREAK = re.compile(r"[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*(?:[-*>|][ \t]+)?")
 _HEX = re.compile(r"[0-9a-f]{7,}")
+# Letters, then only digits ("ab123456"): a document number typed in lower case, not a digest.
+_LETTERS_THEN_DIGITS = re.compile(r"[a-z]{1,3}\d{5,}")
 _WORD = re.compile(r"(?<![^\W_])[^\W\d_]+(?:['’][^\W\d_]+)?")
 # Scripts written without spaces between words (and Thai): their labels are in CJK_LABEL.
 _CJK = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
@@ -174,7 +185,7 @@ def _value(text: str, label: re.Match[str], subkind: str) -> tuple[int, int, boo
     for far in (_far_after(text, label.end()), _far_before(text, label.start())):
         if far is None or _after_another_label(text, far[0]):
             continue
-        if _is_strong(text, *far, subkind, weak=name.lower() in _WEAK_LABELS) and _is_identifier(
+        if _is_strong(text, *far, subkind, weak=_weak(name)) and _is_identifier(
                 text, far[0], far[1], subkind, fillers=1, label=name):
             return far[0], far[1], True
     return None
@@ -266,7 +277,7 @@ def _is_identifier(
     value = text[start:end]
     digits = sum(ch.isdigit() for ch in value)
     letters = sum(ch.isalpha() for ch in value)
-    if label.lower() in _WEAK_LABELS and digits < 6:
+    if _weak(label) and digits < 6:
         return False  # "savings 1200 last year", "account 2048"
     if label in _LETTERED_LABELS and not letters:
         return False  # "RFC 7231" is a standard; a Mexican RFC holds letters ("GODE561231GR8")
@@ -297,7 +308,11 @@ def _is_identifier(
         return False
     if _PLAIN_NUMBER.fullmatch(value) and _COUNT_AFTER.match(text, end):
         return False
-    return not _QUANTITY_AFTER.match(text, end)
+    return not QUANTITY_AFTER.match(text, end)
+
+
+def _weak(label: str) -> bool:
+    return label.lower() in _WEAK_LABELS or bool(_WEAK_LABEL.fullmatch(label))
 
 
 def _lower_case_identifier(value: str, digits: int, label: str) -> bool:
@@ -305,7 +320,8 @@ def _lower_case_identifier(value: str, digits: int, label: str) -> bool:
         return True
     if valid_format(value.upper()):  # "rssmra85t10a562s": a codice fiscale typed in lower case
         return True
-    if digits < 5 or label.lower() in _WEAK_LABELS or _HEX.fullmatch(value.lower()):
+    if digits < 5 or _weak(label) or (
+            _HEX.fullmatch(value.lower()) and not _LETTERS_THEN_DIGITS.fullmatch(value)):
         return False
     return max(len(run) for run in re.findall(r"[a-z]+", value)) <= 2
 
