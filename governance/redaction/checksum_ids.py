@@ -103,6 +103,7 @@ _OTHER_NUMBER_BEFORE = re.compile(
     r"(?:[ \t]*(?:number|no\.?|nr\.?|num|id|code|#))?[ \t]*(?:is|was|:|#|=)?[ \t]*$",
     re.IGNORECASE,
 )
+_TEST_CARD = re.compile(r"\b(?:test[ \t_-]*cards?|sandbox|fixtures?|dummy|fake)\b", re.IGNORECASE)
 _NINO_BAD_PREFIXES = frozenset({"BG", "GB", "NK", "KN", "TN", "NT", "ZZ"})
 _SG_NRIC_LETTERS = {"S": "JZIHGFEDCBA", "T": "JZIHGFEDCBA", "F": "XWUTRQPNMLK", "G": "XWUTRQPNMLK"}
 
@@ -147,9 +148,16 @@ def find(scan: Scan) -> Iterator[Candidate]:
             if not scheme.shape.fullmatch(match.group()):
                 continue
             span = _valid_span(scheme.scheme, text, match.start(), match.end())
+            if span and scheme.name == "payment_card" and _test_card(scan, *span):
+                break
             if span and not _OTHER_NUMBER_BEFORE.search(text, max(0, span[0] - 40), span[0]):
                 yield Candidate("id", *span, scheme.name, PRIORITY)
                 break
+
+
+def _test_card(scan: Scan, start: int, end: int) -> bool:
+    """A card number its line calls a test or sandbox card ("test card for Stripe sandbox: 4081…")."""
+    return bool(_TEST_CARD.search(scan.line_before(start, 60)) or _TEST_CARD.search(scan.line_after(end, 40)))
 
 
 def valid_format(value: str) -> bool:

@@ -19,7 +19,7 @@ import unicodedata
 # that needs one, and skipped after any label.
 NUMBER_WORDS = (
     r"numbers?|num\.?|no\.?|nos\.?|nr\.?|n[°º]\.?|#|id|ids|code|ref(?:erence)?|nummer|numéro|número|numero|"
-    r"numer|nro\.?|núm\.?|number|n\.[°º]|n\.o\.?|n\.(?=[ \t])|numarası|numarasi|"
+    r"numer|nro\.?|núm\.?|number|n\.[°º]|n\.o\.?|n\.(?=[ \t])|numarası|numarasi|numaram|č\.|"
     r"référence|referencia|riferimento|nummern"
 )
 _N = rf"(?:[ \t_-]*(?:{NUMBER_WORDS}))"  # a number word after the label ("tax_id", "customer-no")
@@ -94,7 +94,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?-i:Pass)(?=[ \t_-]+[A-Z]{0,2}\d)|(?:número[ \t_-]+de[ \t_-]+)?pasaporte|"
         r"(?:numero[ \t_-]+(?:di|del)[ \t_-]+)?passaporto|passaporte|",
         r"(?:numer[ \t_-]+)?paszport(?:u)?|paspoort(?:nummer)?|passi|pasaport|(?:номер[ \t_-]+)?паспорта?|"
-        r"διαβατήριο|דרכון|جواز[ \t_-]+السفر|",
+        r"διαβατήριο|διαβατηρίου|דרכון|جواز[ \t_-]+السفر|(?:شماره[ \t_-]+)?(?:گذرنامه|پاسپورت)|"
+        r"পাসপোর্ট(?:[ \t_-]+নম্বর)?|paspor|pas[ \t_-]*(?:nr\.?|nummer|no\.?)|",
         rf"travel[ \t_-]+document(?:{_N})?|",
         r"pass[ \t]+(?:nr\.?|no\.?|number)|загран(?:ичного[ \t_-]+)?паспорта?|",
         r"ppt(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number|num\.?))|pp[ \t]*(?:#|no\.?|nr\.?|number)|",
@@ -117,6 +118,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"n[°º][ \t_-]+(?:de[ \t_-]+)?tva|tva(?:[ \t_-]+intracommunautaire)?|(?-i:SPI)|siren|siret|",
         r"(?-i:NIF|CIF|CUIT|CUIL|RUT|RUC|NIT)|identificación[ \t_-]+fiscal|número[ \t_-]+fiscal|",
         r"número[ \t_-]+de[ \t_-]+contribuinte|contribuinte|inscri[çc][ãa]o[ \t_-]+(?:estadual|municipal)|",
+        r"(?-i:ICE)(?=[ \t]*[:#]|[ \t]+\d{15}(?!\d))|"
+        r"identifiant[ \t_-]+commun[ \t_-]+de[ \t_-]+l['’]entreprise|",
         r"tax[ \t_-]+code|",
         rf"business(?:[ \t_-]+(?:number|no\.?|registration(?:{_N})?))|(?-i:RFC)|(?-i:CNPJ)|cnpj|"
         rf"kvk(?:-?nummer)?|"
@@ -161,8 +164,10 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"client[ \t_-]+(?:ref|reference|code)|kd\.?-?nr\.?|vers\.?-?nr\.?|(?-i:VSNR)|relatienummer|",
         r"(?:código|cod\.?|n[º°])[ \t_-]+(?:de[ \t_-]+)?cliente|"
         r"číslo[ \t_-]+zákazníka|zákaznické[ \t_-]+číslo|ügyfél(?:szám|azonosító)|номер[ \t_-]+договора|"
-        r"müşteri[ \t_-]+(?:numarası|no)|номер[ \t_-]+клиента|mã[ \t_-]+khách[ \t_-]+hàng|"
-        r"رقم[ \t_-]+العميل|מספר[ \t_-]+לקוח|",
+        r"müşteri[ \t_-]+(?:numaras[ıi]|numaram|no)|номер[ \t_-]+клиента|mã[ \t_-]+khách[ \t_-]+hàng|"
+        r"رقم[ \t_-]+(?:العميل|المشترك|الاشتراك)|מספר[ \t_-]+לקוח|(?:αριθμός|κωδικός)[ \t_-]+πελάτη|"
+        r"номер[ \t_-]+(?:клієнта|абонента|договору)|(?:id|no\.?|nomor)[ \t_-]+pelanggan|pelanggan|"
+        r"(?:número|n[º°.]?|no\.?)[ \t_-]+de[ \t_-]+servicio|(?-i:CA)[ \t_-]*(?:number|no\.?)|",
         r"skymiles|aadvantage|mileageplus|flying[ \t_-]+blue|krisflyer|skywards|executive[ \t_-]+club|"
         r"ff[ \t]*(?:#|no\.?|number)|",
         rf"consumer(?:{_N})|(?-i:MRN)|mrn{_THEN_SIGN}|medical[ \t_-]+record(?:{_N})?|"
@@ -199,7 +204,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"kto\.?-?(?:nr\.?|nummer)|kto\.|nr\.?[ \t_-]+(?:konta|rachunku)|"
         r"číslo[ \t_-]+(?:bankovního[ \t_-]+)?účtu|č\.[ \t]?ú\.|cislo[ \t_-]+uctu|",
         r"(?:bank)?számlaszám|р/с|л/с|расч[её]тный[ \t_-]+сч[её]т|сч[её]т|(?:номер[ \t_-]+)?рахунку|рахунок|",
-        r"rek\.?[ \t-]*nr\.?|(?:no\.?|nomor)[ \t_-]+rekening|rekening|(?:no\.?[ \t_-]+)?akaun|"
+        r"rek\.?[ \t-]*nr\.?|(?:no\.?|nomor)[ \t_-]+rekening|rekening|rek\.?|nuban|(?-i:NEFT|IMPS|RTGS)|"
+        r"(?:no\.?[ \t_-]+)?akaun|"
         r"số[ \t_-]+tài[ \t_-]+khoản|(?-i:STK)|",
         r"αριθμός[ \t_-]+λογαριασμού|λογαριασμός|מספר[ \t_-]+חשבון|חשבון|खाता[ \t_-]+संख्या|",
         r"bankgiro|plusgiro|postgiro|kontonr\.?|tilinro|arvelduskonto|sąskaitos[ \t_-]+numeris|"
@@ -218,7 +224,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         rf"sort[ \t_-]*code|sort(?=[ \t:]+\d{{2}}-?\d{{2}}-?\d{{2}}(?!\d))|"
         rf"s/c|(?-i:BSB)(?:{_N})?|bsb{_THEN_VALUE}|",
         r"transit(?:[ \t_-]+(?:number|no\.?|#))?|institution(?:[ \t_-]+(?:number|no\.?|#|code))?|",
-        r"(?-i:BLZ)|bankleitzahl|clearing-?(?:nummer|nr\.?|number|no\.?)|clearingnummer|reg\.?[ \t_-]*nr\.?|",
+        r"(?-i:BLZ|БИК|BIK)|бик|bankleitzahl|clearing-?(?:nummer|nr\.?|number|no\.?)|clearingnummer|"
+        r"reg\.?[ \t_-]*nr\.?|",
         r"agência|ag\.|sucursal|branch[ \t_-]+(?:code|number|no\.?)",
     ),
 }
@@ -234,16 +241,17 @@ CJK_LABELS: dict[str, str] = {
         r"マイナンバー|個人番号|身份证(?:号码|号)?|居民身份证|주민등록번호|외국인등록번호|"
         r"เลขประจำตัวประชาชน|เลขบัตรประชาชน|บัตรประชาชน"
     ),
-    "passport": r"旅券番号|パスポート番号|护照号码|护照号|護照號碼|여권번호|여권",
+    "passport": r"旅券番号|パスポート番号|护照号码|护照号|護照號碼|여권번호|여권|หนังสือเดินทาง(?:เลขที่)?",
     "tax_number": (
-        r"法人番号|税号|纳税人识别号|统一社会信用代码|사업자등록번호|사업자번호|"
+        r"法人番号|税号|纳税人识别号|统一社会信用代码|統一編號|统一编号|사업자등록번호|사업자번호|"
         r"(?:適格請求書発行)?事業者登録番号|インボイス(?:登録)?番号|เลขประจำตัวผู้เสียภาษี"
     ),
     "customer_number": (
-        r"会員番号|顧客番号|お客様番号|契約番号|证券号|保单号|客户号|客户编号|会员号|고객번호|회원번호|계약번호"
+        r"会員番号|顧客番号|お客様番号|契約番号|证券号|保单号|客户号|客户编号|会员号|고객번호|회원번호|계약번호|"
+        r"หมายเลขลูกค้า|รหัสลูกค้า"
     ),
     "account_number": (
-        r"口座番号|账号|帐号|银行账号|账户号码|계좌번호|普通預金|当座預金|普通|当座|เลขที่บัญชี|เลขบัญชี"
+        r"口座番号|账号|帐号|银行账号|账户号码|계좌번호|계좌|普通預金|当座預金|普通|当座|เลขที่บัญชี|เลขบัญชี"
     ),
 }
 CJK_LABEL = re.compile(

@@ -47,7 +47,7 @@ _SKIP_WORD = re.compile(
 )
 # Another word between label and value (an adjective, a company, "of the account").
 # Not capitals right before digits: they start the value ("QQ 12 34 56 C").
-_FILLER = re.compile(r"[ \t]*(?![A-Z]{1,4}[ \t]+\d)([^\W\d_][^\W\d_'’.-]{0,15})(?=[ \t]*[ \t:])[ \t]*")
+_FILLER = re.compile(r"[ \t]*(?![A-Z]{1,4}[ \t]+\d)([^\W\d_][^\W\d_'’.-]{0,23})(?=[ \t]*[ \t:])[ \t]*")
 # Words after a label that say the number is not the labelled identifier but a count, a date,
 # a size or an amount ("account created 20240315", "customer count 1200000").
 _NOT_FILLERS = frozenset(
@@ -60,10 +60,11 @@ _NOT_FILLERS = frozenset(
 )
 # Of those, the ones that say so from anywhere between a far label and a number ("the account
 # balance grew to 1200000"); the others ("opened", "last", "year") only right after the label.
+# Words that call the number a stand-in ("4081… (fake, … not a real account)") count here too.
 _NOT_BETWEEN = frozenset(
     """
     balance total limit count size has had holds grew reached age amount photo fee fees rows records users
-    sum pages
+    sum pages fake dummy sandbox fixture fixtures sample
     """.split()
 )
 _TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[./-](?=[A-Za-z0-9]))*")
@@ -84,7 +85,7 @@ _AMOUNT = re.compile(r"\d{1,3}(?:[.,']\d{3})+(?:[.,]\d{1,2})?|\d+[.,]\d{2}")
 # After the value: a unit, a currency or a percentage says it is a quantity.
 QUANTITY_AFTER = re.compile(
     r"[ \t]*(?:%|€|\$|£|¥|₽|₹|₺|(?:eur|euros?|usd|dollars?|gbp|pounds?|chf|francs?|franken|pln|zł|złotych|"
-    r"sek|nok|dkk|kr|kronor|kroner|rub|рублей|руб|inr|rupees?|rs|jpy|yen|円|元|yuan|rmb|cny|brl|reais|mxn|"
+    r"sek|nok|dkk|kr|kronor|kroner|rub|рублей|руб|원|₩|won|krw|inr|rupees?|rs|jpy|yen|円|元|yuan|rmb|cny|brl|reais|mxn|"
     r"pesos?|lira|aud|cad|nzd|zar|rand|huf|ft|czk|kč|mm|cm|km|kg|mb|gb|kb|ms|px)(?![^\W_]))",
     re.IGNORECASE,
 )
@@ -108,7 +109,8 @@ _SENTENCE_END = re.compile(r"[.;!?](?:\s|$)|\n")
 _CELL_SEPARATORS = ",;\t|"
 # Labels that are also everyday words: the value needs six digits.
 _WEAK_LABELS = frozenset(
-    "account acct savings checking konto conta cuenta hesap conto compte 普通 当座".split()
+    "account acct savings checking konto conta cuenta hesap conto compte rek rek. neft imps rtgs 普通 当座"
+    .split()
 )
 # Labels that are everyday words in some uses ("tax code 1257L" is a PAYE code; "Girokonto 500"):
 # the value needs six digits too.
@@ -136,6 +138,10 @@ _OTHER_NUMBER_BEFORE = re.compile(
     r"(?:[ \t]*(?:number|no\.?|nr\.?|num|id|#))?[ \t]*[:#=]?[ \t]*$",
     re.IGNORECASE,
 )
+_INVOICE_BEFORE = re.compile(r"\b(?:faktur[ay]?|invoices?|rechnung|facture|factura|fattura|fatura)[ \t]+$",
+                             re.IGNORECASE)
+# An Indian IFSC names a branch in a public directory: never an account's value (docs/redaction.md).
+_IFSC = re.compile(r"[A-Z]{4}0[A-Z0-9]{6}")
 # A line break a label may stand before its value (a form: "Passport number:\nX1234567").
 _LINE_BREAK = re.compile(r"[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*(?:[-*>|][ \t]+)?")
 _HEX = re.compile(r"[0-9a-f]{7,}")
@@ -149,6 +155,9 @@ _CJK = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 def find(scan: Scan) -> Iterator[Candidate]:
     text = scan.text
     labels = sorted(_labels(text), key=lambda label: subkind_of(label) == "routing_code")
+    # "Faktura VAT nr FV/26/03/77": the label names an invoice's kind, the number is the invoice's.
+    labels = [label for label in labels
+              if not _INVOICE_BEFORE.search(text, max(0, label.start() - 16), label.start())]
     accounts: list[int] = []  # where labelled account numbers and IBANs were found
     for label in labels:
         subkind = subkind_of(label)
@@ -168,6 +177,8 @@ def find(scan: Scan) -> Iterator[Candidate]:
             yield Candidate("id", more_start, more_end, rule, PRIORITY)
     if any(sep in text for sep in _CELL_SEPARATORS) and "\n" in text:
         yield from _table_columns(text)
+    if "VALUES" in text.upper():
+        yield from _sql_inserts(text)
 
 
 def _value(text: str, label: re.Match[str], subkind: str) -> tuple[int, int, bool] | None:
@@ -293,6 +304,8 @@ def _is_identifier(
         return False
     if not value.strip("0 -./X"):  # a template: "XX00 0000 0000 0000", "000-00-0000"
         return False
+    if _IFSC.fullmatch(value):
+        return False
     # A lower-case letter means a word or a code identifier, except in a value that is mostly
     # digits ("c01x00t47", "12345678z", a Chilean RUT's check "k") and not a hex digest.
     if any(ch.islower() for ch in value) and not _lower_case_identifier(value, digits, label):
@@ -302,7 +315,10 @@ def _is_identifier(
     # Identity numbers written with thousands dots ("Cédula No. 1.020.304.050", "DNI 12.345.678")
     # have the shape of an amount or a version; after an identity or tax label they are neither.
     dotted_id = subkind in ("national_id", "tax_number") and _DOTTED.fullmatch(value)
-    if _YEAR.fullmatch(value) or (not dotted_id and (_VERSION.fullmatch(value) or _AMOUNT.fullmatch(value))):
+    # A branch code next to an account may read like a year ("agência 1981, conta 71637-7").
+    if _YEAR.fullmatch(value) and subkind != "routing_code":
+        return False
+    if not dotted_id and (_VERSION.fullmatch(value) or _AMOUNT.fullmatch(value)):
         return False
     if _CURRENCY_BEFORE.search(text, max(0, start - 6), start):
         return False
@@ -477,3 +493,41 @@ def _table_columns(text: str) -> Iterator[Candidate]:
                     if stripped and _TOKEN.fullmatch(stripped) and _is_identifier(text, start, end, subkind):
                         yield Candidate("id", start, end, f"{subkind}_column", PRIORITY)
                 cell_start += len(cell) + 1
+
+
+# An SQL insert names its columns, then gives each row's values in the same order:
+# "INSERT INTO payees (name, sort_code, account_no) VALUES ('Landlord Ltd', '34-87-36', '13935207')".
+_SQL_INSERT = re.compile(
+    r"\bINSERT[ \t\n]+INTO[ \t\n]+[\w.\"`\[\]]+[ \t\n]*\((?P<columns>[^()]{1,500})\)[ \t\n]*VALUES[ \t\n]*"
+    r"(?P<rows>\([^()]{1,1000}\)(?:[ \t\n]*,[ \t\n]*\([^()]{1,1000}\))*)",
+    re.IGNORECASE,
+)
+_SQL_ROW = re.compile(r"\(([^()]*)\)")
+_SQL_ITEM = re.compile(r"'(?P<quoted>(?:[^']|'')*)'|(?P<bare>[^,\s]+)")
+
+
+def _sql_inserts(text: str) -> Iterator[Candidate]:
+    """Values of an SQL insert whose column is named by a label ("account_no", "passport")."""
+    for insert in _SQL_INSERT.finditer(text):
+        names = [name.strip().strip("\"`[]") for name in insert.group("columns").split(",")]
+        columns = {}
+        for number, name in enumerate(names):
+            first_word = _WORD.match(name)
+            if first_word and may_start_label(first_word.group()):
+                label = LABEL.fullmatch(name) or _label_in_header(name.replace("_", " "))
+                if label:
+                    columns[number] = subkind_of(label)
+        if "routing_code" in columns.values() and not _ACCOUNT_SUBKINDS & set(columns.values()):
+            columns = {n: subkind for n, subkind in columns.items() if subkind != "routing_code"}
+        if not columns:
+            continue
+        for row in _SQL_ROW.finditer(text, insert.start("rows"), insert.end("rows")):
+            items = list(_SQL_ITEM.finditer(text, row.start(1), row.end(1)))
+            if len(items) != len(names):
+                continue
+            for number, subkind in columns.items():
+                item = items[number]
+                group = "quoted" if item.group("quoted") is not None else "bare"
+                start, end = item.span(group)
+                if _TOKEN.fullmatch(text, start, end) and _is_identifier(text, start, end, subkind):
+                    yield Candidate("id", start, end, f"{subkind}_column", PRIORITY)

@@ -82,6 +82,7 @@ _OTHER_NUMBER_WORDS = (
     r"shipment|part|model|build|version|release|ticket|case|ref(?:erence)?|receipt|transaction|batch|lot|"
     r"patent|doi|iban|routing|swift|bic|po|purchase order|confirmation|booking|voucher|coupon|"
     r"license|licence|serie|série|pedido|ordine|fattura|factura|facture|rechnung|bestellung|"
+    r"(?:auftrags?|bestell|sendungs|rechnungs|vorgangs|buchungs|lieferschein|artikel)(?:nummer|-?nr\.?)|"
     # Ids of runs and devices, and the identifiers of banks and people (docs/redaction.md, "id").
     r"run(?:[ \t_-]?id)?|job[ \t_-]?id|(?:express[ \t]+)?service[ \t]+(?:code|tag)|sort[ \t]+code|aba|bsb|"
     r"ssn|bsn|pesel|regon|nif|dni|cpf|vat|steuer-?(?:id|nummer|nr\.?)|passport"
@@ -100,6 +101,11 @@ _MATH_BEFORE = re.compile(
 )
 # A number that math is done with: "is 2147483647 prime?", "2147483647 mod 97".
 _MATH_AFTER = re.compile(r"[ \t]*(?:prime|mod(?:ulo)?|divisible|squared|cubed|factorial)\b", re.IGNORECASE)
+# A timestamp ("[2026-03-11 04:12:55]"): no phone starts with a whole ISO date.
+_DATE_FIRST = re.compile(r"\(?(?:19|20)\d{2}-[01]\d-[0-3]\d(?!\d)")
+# Six or more groups of one or two digits ("04 12 19 33 41 47", lottery numbers, scores): phones
+# written in pairs have five at most.
+_PAIRS = re.compile(r"(?:\d{1,2}[ \t]+){5,}\d{1,2}")
 # A hyphen glues the digits to a code: "INV-2024-000381", "SN-4471-2290-8813", "375-555-0142-A".
 _GLUED_BEFORE = re.compile(r"\w-$")
 _GLUED_AFTER = re.compile(r"-\w")
@@ -115,6 +121,7 @@ def find(scan: Scan) -> Iterator[Candidate]:
             continue
         before = scan.line_before(window.start(), 40)
         if (_GLUED_BEFORE.search(before) or _GLUED_AFTER.match(text, window.end())
+                or _DATE_FIRST.match(raw) or _PAIRS.fullmatch(raw)
                 or _OTHER_NUMBER_BEFORE.search(before) or _MATH_BEFORE.search(before)
                 or _MATH_AFTER.match(text, window.end())):
             continue
