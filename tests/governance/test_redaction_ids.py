@@ -390,3 +390,100 @@ def test_far_labels_leave_counts_codes_and_other_labels_values_alone(text):
 
 def test_a_phone_a_few_words_before_an_account_label_stays_a_phone():
     assert kinds_in("Call the bank at 0800 123 4567 about my account") == ["phone"]
+
+
+# --- third round: more labels and languages, SQL inserts, and what stays a look-alike ----------
+
+@pytest.mark.parametrize(("text", "value"), [
+    # passports
+    ("My pp number is K7654321", "K7654321"),
+    ("passport: ab765432", "ab765432"),
+    ("Passport (number 530927182)", "530927182"),
+    ("mit pas nr er 271839405, udløber 2030", "271839405"),
+    ("Αριθμός διαβατηρίου: AE1234567", "AE1234567"),
+    ("شماره گذرنامه K12345678 — ملیت: ایران", "K12345678"),
+    ("পাসপোর্ট নম্বর: BX1234567, বাংলাদেশ", "BX1234567"),
+    ("หนังสือเดินทางเลขที่ AB1234567 สัญชาติไทย", "AB1234567"),
+    ("No. paspor C1234567 (WNI)", "C1234567"),
+    ("Cestovní pas č. N1234567, platnost do 2031", "N1234567"),
+    # tax numbers
+    ("Tax code: RSSMRA85T10A562S", "RSSMRA85T10A562S"),
+    ("Inscrição estadual 110.042.490.114", "110.042.490.114"),
+    ("ICE : 001234567000089\nRC Rabat", "001234567000089"),
+    ("統一編號 12345670，發票抬頭同上", "12345670"),
+    # customer numbers
+    ("Αριθμός πελάτη: 123456789 — ΔΕΗ", "123456789"),
+    ("müşteri numaram 1234567890, fatura yanlış", "1234567890"),
+    ("Номер клієнта 123456789 — хочу змінити тариф", "123456789"),
+    ("CA number 150012345, power cut since noon", "150012345"),
+    ("หมายเลขลูกค้า 012345678 การไฟฟ้า", "012345678"),
+    ("No. de servicio CFE: 123456789012", "123456789012"),
+    ("رقم المشترك 123456789012 — فاتورة الكهرباء", "123456789012"),
+    ("Miles&More Servicekartennummer 992 0012345678", "992 0012345678"),
+    ("Numéro d'allocataire 7654321", "7654321"),
+    ("Online banking ID: 87654321", "87654321"),
+    # account numbers
+    ("Kundenkonto 123456789", "123456789"),
+    ("Girokonto: 0532013000", "0532013000"),
+    ("Depotnummer 1234567890", "1234567890"),
+    ("Compte: 12345678901", "12345678901"),
+    ("Loan number 1234567890", "1234567890"),
+    ("rek BCA 1234567890 a.n. toko kami", "BCA 1234567890"),
+    ("NUBAN 0123456789 (GTBank)", "0123456789"),
+    ("입금 계좌: 국민은행 123-456789-01234", "123-456789-01234"),
+])
+def test_third_round_labels(text, value):
+    assert ids_in(text) == [value]
+    assert "phone" not in kinds_in(text)
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    # a routing code next to an account: a branch code that reads like a year, Russia's BIK
+    ("manda por TED: agência 1987, conta corrente 12345-6", ["1987", "12345-6"]),
+    ("Расчётный счёт: 40817810099910004312\nБИК 044525225", ["40817810099910004312", "044525225"]),
+    # an account named by a payment rail, with the branch's IFSC left alone
+    ("bhai 123456789012 pe NEFT kar de, HDFC0001234 ifsc", ["123456789012"]),
+])
+def test_routing_codes_and_payment_rails_next_to_an_account(text, values):
+    assert ids_in(text) == values
+
+
+def test_an_sql_insert_redacts_the_values_of_labelled_columns():
+    text = ("INSERT INTO payees (name, sort_code, account_no, country) "
+            "VALUES ('Landlord Ltd', '20-32-06', '73495118', 'GB'), ('Shop', '40-11-62', '31926819', 'GB');")
+    assert ids_in(text) == ["20-32-06", "73495118", "40-11-62", "31926819"]
+    assert ids_in("INSERT INTO orders (order_no, amount) VALUES (12345678, 1234567);") == []
+    assert ids_in("INSERT INTO banks (sort_code, name) VALUES ('20-32-06', 'Barclays');") == []
+
+
+@pytest.mark.parametrize("text", [
+    # amounts with a currency word or sign after an account label
+    "my account 12345678 dollars",
+    "account: 1234567 rupees",
+    "Girokonto 500 Euro im Minus",
+    "Auf dem Tagesgeldkonto liegen 125000 Euro",
+    "Kundenkonto 1.234.567,89 EUR",
+    "le compte affiche 1234567 euros",
+    "계좌이체 500000원",
+    # everyday uses of the new labels
+    "tax code 1257L",
+    "see pp 123-145",
+    "mortgage no. 2 of 3",
+    "Passport (2 copies) needed",
+    "Zug ICE 1597, Wagen 7",
+    # an invoice's number after a tax label, test cards
+    "Faktura VAT nr FV/26/03/77",
+    "test card for Stripe sandbox: 4111111111111111 (fake, not a real account)",
+])
+def test_third_round_look_alikes_are_left_alone(text):
+    assert ids_in(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "[2026-03-11 04:12:55] device reconnected",
+    "lotto this week: 04 12 19 33 41 47, superzahl 8",
+    "Bahn: Auftragsnummer 148 220 911",
+    "Bestellnummer 13935757214 wurde versandt",
+])
+def test_timestamps_lottery_numbers_and_order_numbers_are_not_phones(text):
+    assert kinds_in(text) == []
