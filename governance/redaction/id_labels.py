@@ -52,7 +52,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?-i:NIR)|numéro[ \t_-]+insee|",
         r"carte[ \t_-]+(?:d['’]identité|vitale)(?:[ \t_-]+n[°º])?|(?-i:CNI)|",
         r"(?-i:DNI|NIE|NIF)|documento[ \t_-]+(?:nacional[ \t_-]+)?de[ \t_-]+identidad|",
-        r"número[ \t_-]+de[ \t_-]+identidad|",
+        r"número[ \t_-]+de[ \t_-]+identidad|(?:n[º°]?|número)[ \t_-]+de[ \t_-]+afiliaci[oó]n|",
         r"cédula(?:[ \t_-]+de[ \t_-]+(?:identidad|ciudadanía))?|cedula|(?-i:CPF|RG)|curp|",
         r"codice[ \t_-]+fiscale|c\.f\.|carta[ \t_-]+d['’]identità|",
         r"pesel|dowód(?:[ \t_-]+osobisty)?|numer[ \t_-]+dowodu(?:[ \t_-]+osobistego)?|",
@@ -95,7 +95,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?:numero[ \t_-]+(?:di|del)[ \t_-]+)?passaporto|passaporte|",
         r"(?:numer[ \t_-]+)?paszport(?:u)?|paspoort(?:nummer)?|passi|pasaport|(?:номер[ \t_-]+)?паспорта?|"
         r"διαβατήριο|διαβατηρίου|דרכון|جواز[ \t_-]+السفر|(?:شماره[ \t_-]+)?(?:گذرنامه|پاسپورت)|"
-        r"পাসপোর্ট(?:[ \t_-]+নম্বর)?|paspor|pas[ \t_-]*(?:nr\.?|nummer|no\.?)|",
+        r"পাসপোর্ট(?:[ \t_-]+নম্বর)?|paspor|pasport|pașaport|pas[ \t_-]*(?:nr\.?|nummer|no\.?)|passinumero|"
+        r"passinummer|(?:رقم[ \t_-]+)?الجواز|",
         rf"travel[ \t_-]+document(?:{_N})?|",
         r"pass[ \t]+(?:nr\.?|no\.?|number)|загран(?:ичного[ \t_-]+)?паспорта?|",
         r"ppt(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number|num\.?))|pp[ \t]*(?:#|no\.?|nr\.?|number)|",
@@ -120,7 +121,12 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"número[ \t_-]+de[ \t_-]+contribuinte|contribuinte|inscri[çc][ãa]o[ \t_-]+(?:estadual|municipal)|",
         r"(?-i:ICE)(?=[ \t]*[:#]|[ \t]+\d{15}(?!\d))|"
         r"identifiant[ \t_-]+commun[ \t_-]+de[ \t_-]+l['’]entreprise|",
-        r"tax[ \t_-]+code|",
+        r"tax[ \t_-]+code|organisasjonsnummer|ondernemingsnummer|"
+        r"(?-i:ІПН|ЄДРПОУ|РНОКПП|VKN|NZBN|FEIN|NIPT|CUI|EIK|RNC)|"
+        r"іпн|єдрпоу|булстат|cod[ \t_-]+fiscal|(?-i:BN)(?=[ \t:#]*\d{9})|"
+        r"(?:número[ \t_-]+de[ \t_-]+)?identifica[çc][ãa]o[ \t_-]+fiscal|"
+        r"(?:employer[ \t_-]+)?paye[ \t_-]+ref(?:erence)?|hmrc[ \t_-]+ref(?:erence)?|"
+        r"compan(?:y|ies)[ \t_-]+(?:reg(?:istration)?\.?[ \t_-]+)?(?:number|no\.?|nr\.?)|",
         rf"business(?:[ \t_-]+(?:number|no\.?|registration(?:{_N})?))|(?-i:RFC)|(?-i:CNPJ)|cnpj|"
         rf"kvk(?:-?nummer)?|"
         rf"(?-i:CVR)(?:-?(?:nr\.?|nummer))?|(?-i:SE)-?(?:nr\.?|nummer)|",
@@ -175,6 +181,16 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?-i:MPRN|GPRN|MPAN|ICP)|mprn|gprn|mpan|meter[ \t_-]+point(?:[ \t_-]+(?:reference|number|no\.?))?|",
         r"abonnent-?nummer|abonnements?nummer|abonnementsnr\.?|kundenr\.?|",
         r"(?:(?:numéro|n[°º]|no\.?)[ \t_-]+)?(?:d['’])?allocataire|(?-i:CRN)|",
+        r"vertragskonto(?:nummer|-?nr\.?)|zähler(?:nummer|-?nr\.?)|"
+        r"(?:(?:numéro|n[°º]|no\.?)[ \t_-]+)?(?-i:PDL|PRM)(?=[ \t:#]*\d{14}(?!\d))|"
+        r"(?:codice[ \t_-]+)?pod(?=[ \t:#]*IT\d{3}E)|"
+        r"(?-i:CUPS)(?=[ \t:#]*ES\d{4})|(?:numer|nr\.?|kod)[ \t_-]+ppe|"
+        r"numero[ \t_-]+utente|"
+        r"medlemsnummer|medlemsnr\.?|(?:număr|cod)[ \t_-]+client|αριθμός[ \t_-]+συμβολαίου|"
+        r"номер[ \t_-]+полиса|"
+        r"abone[ \t_-]+(?:no|numarası|numaram)|sözleşme[ \t_-]+(?:hesap[ \t_-]+)?(?:no|numarası)|"
+        r"(?:no\.?|nomor)[ \t_-]+polis|clubcard|aeroplan|avios(?:[ \t_-]+(?:number|no\.?))?|nectar|"
+        r"advantage[ \t_-]+card|",
         r"(?:online|internet|net|mobile|tele)[ \t_-]*banking[ \t_-]+"
         r"(?:id|user[ \t_-]*id|login(?:[ \t_-]+id)?)|",
         r"ग्राहक[ \t_-]+(?:संख्या|नंबर|क्रमांक)|उपभोक्ता[ \t_-]+(?:संख्या|नंबर)|",
@@ -206,7 +222,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?:bank)?számlaszám|р/с|л/с|расч[её]тный[ \t_-]+сч[её]т|сч[её]т|(?:номер[ \t_-]+)?рахунку|рахунок|",
         r"rek\.?[ \t-]*nr\.?|(?:no\.?|nomor)[ \t_-]+rekening|rekening|rek\.?|nuban|(?-i:NEFT|IMPS|RTGS)|"
         r"(?:no\.?[ \t_-]+)?akaun|"
-        r"số[ \t_-]+tài[ \t_-]+khoản|(?-i:STK)|",
+        r"số[ \t_-]+tài[ \t_-]+khoản|(?-i:STK)|số[ \t_-]+tk|(?-i:CCI)|účet|",
         r"αριθμός[ \t_-]+λογαριασμού|λογαριασμός|מספר[ \t_-]+חשבון|חשבון|खाता[ \t_-]+संख्या|",
         r"bankgiro|plusgiro|postgiro|kontonr\.?|tilinro|arvelduskonto|sąskaitos[ \t_-]+numeris|"
         r"konta[ \t_-]+numurs|broj[ \t_-]+računa|številka[ \t_-]+računa|"
@@ -241,17 +257,19 @@ CJK_LABELS: dict[str, str] = {
         r"マイナンバー|個人番号|身份证(?:号码|号)?|居民身份证|주민등록번호|외국인등록번호|"
         r"เลขประจำตัวประชาชน|เลขบัตรประชาชน|บัตรประชาชน"
     ),
-    "passport": r"旅券番号|パスポート番号|护照号码|护照号|護照號碼|여권번호|여권|หนังสือเดินทาง(?:เลขที่)?",
+    "passport": (
+        r"旅券番号|パスポート番号|パスポート|护照号码|护照号|护照|護照號碼|여권번호|여권|หนังสือเดินทาง(?:เลขที่)?"
+    ),
     "tax_number": (
         r"法人番号|税号|纳税人识别号|统一社会信用代码|統一編號|统一编号|사업자등록번호|사업자번호|"
         r"(?:適格請求書発行)?事業者登録番号|インボイス(?:登録)?番号|เลขประจำตัวผู้เสียภาษี"
     ),
     "customer_number": (
         r"会員番号|顧客番号|お客様番号|契約番号|证券号|保单号|客户号|客户编号|会员号|고객번호|회원번호|계약번호|"
-        r"หมายเลขลูกค้า|รหัสลูกค้า"
+        r"หมายเลขลูกค้า|รหัสลูกค้า|契約者番号|お客さま番号|用户编号|客戶編號|会员编号|會員編號"
     ),
     "account_number": (
-        r"口座番号|账号|帐号|银行账号|账户号码|계좌번호|계좌|普通預金|当座預金|普通|当座|เลขที่บัญชี|เลขบัญชี"
+        r"口座番号|账号|帐号|银行账号|账户号码|银行卡号|卡号|帳號|계좌번호|계좌|普通預金|当座預金|普通|当座|เลขที่บัญชี|เลขบัญชี"
     ),
 }
 CJK_LABEL = re.compile(

@@ -229,6 +229,11 @@ def _has_letters_and_digits(value: str) -> bool:
     return any(ch.isdigit() for ch in value) and any(ch.isalpha() for ch in value[1:])
 
 
+# The value is the start of a longer number: an amount ("12,345.67", "12 345 678 Ft") or digits in
+# groups that the labelled rules read whole.
+_NUMBER_GOES_ON = re.compile(r"[.,']\d| \d{3}(?!\d)")
+
+
 def _is_account_value(scan: Scan, match: re.Match[str]) -> bool:
     value = match.group("value")
     digits = sum(ch.isdigit() for ch in value)
@@ -236,7 +241,8 @@ def _is_account_value(scan: Scan, match: re.Match[str]) -> bool:
         return False
     if digits >= 2:
         # "account 12345678 dollars" is an amount, as in the labelled rules
-        if value.isdigit() and QUANTITY_AFTER.match(scan.text, match.end("value")):
+        if value.isdigit() and (QUANTITY_AFTER.match(scan.text, match.end("value"))
+                                or _NUMBER_GOES_ON.match(scan.text, match.end("value"))):
             return False
         return not (_VERSION.fullmatch(value) or _CODE_CONTINUES.match(scan.text, match.end("value")))
     if not _USERNAME_CUE.fullmatch(match.group("cue")):

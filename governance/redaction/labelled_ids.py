@@ -36,13 +36,13 @@ PRIORITY_FAR = 58
 # that holds the value is opened ("Passport (number 530927182)").
 _SKIP_SIGNS = re.compile(
     r"""[ \t]*(?:["'’`*|]+|[:=#]|\.{2,}|…|_{2,}|\([^()\n\d]{1,30}\)|\((?=[^()\n]{0,20}\d[^()\n]*\))|"""
-    r"""[–—]|-(?=[ \t])|_|\.(?=[ \t])|"""
+    r"""[–—]|-(?=[ \t])|_|\.(?=[ \t])|(?<=[Nn][Oo])\.(?=\d)|"""
     r"""/[ \t]*[^\W\d_][^\W\d_.-]{1,15})[ \t]*"""  # a second label: "SSN/ITIN:", "CPF/CNPJ"
 )
 # Words between a label and its value: "number", "is", "lautet", "est", "jest", "är" …
 _SKIP_WORD = re.compile(
     rf"[ \t]*(?:{NUMBER_WORDS}|is|was|are|were|reads|lautet|lautete|ist|war|lauten|est|était|es|era|è|é|"
-    r"jest|wynosi|to|är|var|er|on|luidt|zijn|de|da|do|del|du|di)(?![^\W_])[ \t]*",
+    r"jest|wynosi|to|är|var|er|on|luidt|zijn|de|da|do|del|du|di|серия|серии|серія|series)(?![^\W_])[ \t]*",
     re.IGNORECASE,
 )
 # Another word between label and value (an adjective, a company, "of the account").
@@ -70,8 +70,11 @@ _NOT_BETWEEN = frozenset(
 _TOKEN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|[./-](?=[A-Za-z0-9]))*")
 # A further group after one space: digits in it, or capitals followed by another group, or a
 # single closing capital.
+# Not the start of an amount ("40-11-62 1,234.00", "USD 99.99").
 _GROUP = re.compile(
-    r" (?:(?=[A-Z]*\d)[A-Z0-9]{1,12}(?:-[A-Z0-9]{1,8})*|[A-Z]{2,4}(?= [A-Z]{0,3}\d)|[A-Z](?![\w/-]))"
+    r" (?:(?=[A-Z]*\d)[A-Z0-9]{1,12}(?:-[A-Z0-9]{1,8})*(?![A-Z0-9]|[.,']\d)|"
+    r"(?!(?:EUR|USD|GBP|CHF|PLN|SEK|NOK|DKK|JPY|CNY|INR|BRL|MXN|CAD|AUD|RUB|TRY|ZAR)(?![A-Z]))"
+    r"[A-Z]{2,4}(?= [A-Z]{0,3}\d)|[A-Z](?![\w/-]))"
 )
 _DATE = re.compile(
     r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}([./])\d{1,2}\1\d{2,4}|\d{4}/\d{1,2}/\d{1,2}|\d{1,2}[./-](?:19|20)\d{2}"
@@ -96,6 +99,7 @@ _COUNT_AFTER = re.compile(
     r"records?|customers?|accounts?|members?|requests?|units?|pieces?|pcs|people|persons?)(?![^\W_])",
     re.IGNORECASE,
 )
+_DECIMALS_AFTER = re.compile(r"(?:[ .']\d{3})*[,.]\d{1,2}(?![\d.,])")
 _DOTTED = re.compile(r"\d{1,3}(?:\.\d{3}){2,}")
 _PLAIN_NUMBER = re.compile(r"\d+(?:[.,' ]\d+)*")
 # A label whose value is already redacted ("account [id]", when the output is scanned again) has
@@ -109,8 +113,8 @@ _SENTENCE_END = re.compile(r"[.;!?](?:\s|$)|\n")
 _CELL_SEPARATORS = ",;\t|"
 # Labels that are also everyday words: the value needs six digits.
 _WEAK_LABELS = frozenset(
-    "account acct savings checking konto conta cuenta hesap conto compte rek rek. neft imps rtgs 普通 当座"
-    .split()
+    "account acct savings checking konto conta cuenta hesap conto compte rek rek. neft imps rtgs cui účet "
+    "普通 当座".split()
 )
 # Labels that are everyday words in some uses ("tax code 1257L" is a PAYE code; "Girokonto 500"):
 # the value needs six digits too.
@@ -321,6 +325,9 @@ def _is_identifier(
     if not dotted_id and (_VERSION.fullmatch(value) or _AMOUNT.fullmatch(value)):
         return False
     if _CURRENCY_BEFORE.search(text, max(0, start - 6), start):
+        return False
+    # Decimals after a number the value ends ("1 234 567,89 zł", "1.234.567,00 EUR", "1234567,50").
+    if _PLAIN_NUMBER.fullmatch(value) and _DECIMALS_AFTER.match(text, end):
         return False
     if _PLAIN_NUMBER.fullmatch(value) and _COUNT_AFTER.match(text, end):
         return False

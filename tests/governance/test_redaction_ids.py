@@ -487,3 +487,58 @@ def test_third_round_look_alikes_are_left_alone(text):
 ])
 def test_timestamps_lottery_numbers_and_order_numbers_are_not_phones(text):
     assert kinds_in(text) == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Passinummer: PA7654321", "PA7654321"),
+    ("Nombor pasport: A87654321", "A87654321"),
+    ("护照 E87654321", "E87654321"),
+    ("パスポート: TK7654321", "TK7654321"),
+    ("رقم الجواز: A7654321", "A7654321"),
+    ("Organisasjonsnummer 923 609 016", "923 609 016"),
+    ("Ondernemingsnummer 0123.456.749", "0123.456.749"),
+    ("ЄДРПОУ 87654321", "87654321"),
+    ("NZBN 9429041234567", "9429041234567"),
+    ("FEIN 98-7654321", "98-7654321"),
+    ("Company number: 01234567", "01234567"),
+    ("HMRC reference 123/AB456", "123/AB456"),
+    ("Número de Identificação Fiscal 123456789", "123456789"),
+    ("Vertragskontonummer 123456789012", "123456789012"),
+    ("Numéro PDL 12345678901234", "12345678901234"),
+    ("CUPS ES0021000000000000AA", "ES0021000000000000AA"),
+    ("Medlemsnummer 12345678", "12345678"),
+    ("Номер полиса 1234567890123456", "1234567890123456"),
+    ("No. polis 123456789", "123456789"),
+    ("Tesco Clubcard 634004012345678901", "634004012345678901"),
+    ("CCI 00219300123456789012", "00219300123456789012"),
+    ("Účet: 19-2000145399/0800", "19-2000145399/0800"),
+    ("Số TK 0123456789 Vietcombank", "0123456789"),
+    ("银行卡号 6222021234567890123", "6222021234567890123"),
+    ("a/c no.12345678", "12345678"),
+])
+def test_more_labels_for_passports_tax_customer_and_account_numbers(text, value):
+    assert ids_in(text) == [value]
+    assert "phone" not in kinds_in(text)
+
+
+@pytest.mark.parametrize("text", [
+    # amounts with decimals, thousands separators and currencies after labels
+    "Kontonummer 1 234 567,89 zł",
+    "Account No: 12,345.67",
+    "Account No: 12 345 678 Ft",
+    "客户号 1 234 567,89 zł",
+    "Steuernummer 1.234.567,00 EUR",
+    "Customer no. 1234567,50",
+    # look-alikes of the new labels
+    "POD 12345678 signed by driver",
+    "PPE 123456 masks delivered",
+    "PRM 2024 release notes",
+    "CUI 1234",
+    "BN 12 layers",
+])
+def test_amounts_and_everyday_words_after_the_new_labels_are_left_alone(text):
+    assert ids_in(text) == []
+
+
+def test_a_sort_code_keeps_off_the_amount_after_it():
+    assert ids_in("my bank details: 40-11-62 1,234,567.89 EUR") == ["40-11-62"]
