@@ -86,10 +86,18 @@ _YEAR = re.compile(r"(?:19|20)\d{2}(?:[/-](?:\d{2}|(?:19|20)\d{2}))?")
 _VERSION = re.compile(r"[vV]?\d{1,3}(?:\.\d{1,3}){1,3}")
 _AMOUNT = re.compile(r"\d{1,3}(?:[.,']\d{3})+(?:[.,]\d{1,2})?|\d+[.,]\d{2}")
 # After the value: a unit, a currency or a percentage says it is a quantity.
+# Currencies by code, sign and name, in the languages of the labels, and loyalty points.
+_CURRENCIES = (
+    r"eur|euros?|usd|dollars?|gbp|pounds?|chf|francs?|franken|pln|zł|złotych|sek|nok|dkk|kr|kronor|kroner|"
+    r"rub|рублей|руб|원|won|krw|inr|rupees?|rs|jpy|yen|円|元|yuan|rmb|cny|brl|reais|mxn|pesos?|lira|tl|"
+    r"aud|cad|nzd|zar|huf|ft|czk|kč|vnd|đồng|dong|idr|rupiah|rp|uzs|so['’]m|php|thb|baht|myr|ringgit|rm|"
+    r"sgd|hkd|twd|ngn|naira|kes|egp|sar|riyals?|aed|dirhams?|ils|shekels?|lei|bgn|uah|грн|kzt|tenge|"
+    r"pkr|bdt|taka|lkr|ars|clp|cop|pen|soles|uyu"
+)
 QUANTITY_AFTER = re.compile(
-    r"[ \t]*(?:%|€|\$|£|¥|₽|₹|₺|(?:eur|euros?|usd|dollars?|gbp|pounds?|chf|francs?|franken|pln|zł|złotych|"
-    r"sek|nok|dkk|kr|kronor|kroner|rub|рублей|руб|원|₩|won|krw|inr|rupees?|rs|jpy|yen|円|元|yuan|rmb|cny|brl|reais|mxn|"
-    r"pesos?|lira|aud|cad|nzd|zar|rand|huf|ft|czk|kč|mm|cm|km|kg|mb|gb|kb|ms|px)(?![^\W_]))",
+    r"[ \t]*(?:%|€|\$|£|¥|₽|₹|₺|₩|₪|₫|₱|฿|₴|₦|₸|"
+    rf"(?:{_CURRENCIES}|points?|pts|punkte|miles|meilen|pontos|puntos|"
+    r"mm|cm|km|kg|mb|gb|kb|ms|px)(?![^\W_]))",
     re.IGNORECASE,
 )
 # A count noun after a plain number ("1200 accounts", "48 pages"); after a grouped code such as a
@@ -107,7 +115,11 @@ _PLAIN_NUMBER = re.compile(r"\d+(?:[.,' ]\d+)*")
 _PLACEHOLDER_AFTER = re.compile(
     r"[^\w\n\[]{0,6}(?:(?:no|nr|number|num)\.?[^\w\n\[]{0,4})?\[(?:id|phone|email|name|address|secret)\]"
 )
-_CURRENCY_BEFORE = re.compile(r"[€$£¥]\s*$|\b(?:EUR|USD|GBP|CHF)\s*$")
+_CURRENCY_BEFORE = re.compile(
+    r"[€$£¥₹₽₩₪₫₱฿₴₦₸₺]\s*$|\b(?:EUR|USD|GBP|CHF|INR|IDR|Rp|VND|RM|PHP|THB|NGN|TL)\.?\s*$"
+)
+# A value that starts with a currency ("charged RM 1234567").
+_CURRENCY_FIRST = re.compile(rf"(?:{_CURRENCIES})[ .]", re.IGNORECASE)
 # Where a sentence ends, for a second value under the same label.
 _SENTENCE_END = re.compile(r"[.;!?](?:\s|$)|\n")
 _CELL_SEPARATORS = ",;\t|"
@@ -324,7 +336,7 @@ def _is_identifier(
         return False
     if not dotted_id and (_VERSION.fullmatch(value) or _AMOUNT.fullmatch(value)):
         return False
-    if _CURRENCY_BEFORE.search(text, max(0, start - 6), start):
+    if _CURRENCY_BEFORE.search(text, max(0, start - 6), start) or _CURRENCY_FIRST.match(value):
         return False
     # Decimals after a number the value ends ("1 234 567,89 zł", "1.234.567,00 EUR", "1234567,50").
     if _PLAIN_NUMBER.fullmatch(value) and _DECIMALS_AFTER.match(text, end):

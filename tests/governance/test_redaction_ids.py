@@ -542,3 +542,18 @@ def test_amounts_and_everyday_words_after_the_new_labels_are_left_alone(text):
 
 def test_a_sort_code_keeps_off_the_amount_after_it():
     assert ids_in("my bank details: 40-11-62 1,234,567.89 EUR") == ["40-11-62"]
+
+
+@pytest.mark.parametrize("text", [
+    "Customer paid 12500000 VND for the passport renewal",
+    "my account got charged RM 1234567 by mistake",
+    "tax number field: 1299000 đồng",
+    "account charged 25000000 so'm",
+    "Passport costs 1250000 rupiah",
+    "account credit of 123456 points",
+    "Konto: Guthaben 1234567 Punkte",
+    "The account fee is Rp 1.250.000 per year",
+    "Customer paid ₦2,500,000 for the account",
+])
+def test_prices_in_many_currencies_near_a_label_are_left_alone(text):
+    assert ids_in(text) == []
