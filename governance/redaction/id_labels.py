@@ -26,7 +26,10 @@ _N = rf"(?:[ \t_-]*(?:{NUMBER_WORDS}))"  # a number word after the label ("tax_i
 _SEP = r"[ \t.-]?"  # "NI number", "NI-number", "N.I. number"
 # After an acronym written in lower case ("dni", "cpf", "ein"): a colon, "#", "=", a number word
 # or a digit must follow, because in lower case several are words ("sin", "nie", "ein", "pan").
-_THEN_VALUE = r"(?=[ \t]*[:#=]|[ \t_-]*(?:no\.?|nr\.?|number|num\.?)(?![^\W_])|[ \t]+(?:(?:is|was)[ \t]+)?\d)"
+_THEN_VALUE = (
+    r"(?=[ \t]*[:#=]|[ \t_-]*(?:no\.?|nr\.?|number|num\.?)(?![^\W_])|[ \t]+(?:(?:is|was)[ \t]+)?\d|"
+    r"[ \t]+[-–—][ \t]+\d)"
+)
 _THEN_SIGN = r"(?=[ \t]*[:#=]|[ \t_-]*(?:no\.?|nr\.?|number|num\.?)(?![^\W_])|[ \t]+(?:is|was)[ \t]+\d)"
 
 # subkind -> label alternatives (regex fragments, matched case-insensitively between word boundaries)
@@ -167,7 +170,9 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"asiakasnumero|",
         r"cust\.?(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number|num\.?|id|ref))|cust(?:omer)?[ \t_-]*(?:ref|acct)|",
         r"mbr(?:[ \t]*#|[ \t_-]+(?:no\.?|number|id))|pol\.?(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number))|",
-        r"client[ \t_-]+(?:ref|reference|code)|kd\.?-?nr\.?|vers\.?-?nr\.?|(?-i:VSNR)|relatienummer|",
+        r"client[ \t_-]+(?:ref|reference|code)|ref\.?[ \t_-]+(?:cliente|client)|"
+        r"polic[ye](?=[ \t]*[:#]?[ \t]*(?:[A-Z]{1,3}-?)?\d{6})|police[ \t_-]*(?:nr\.?|nummer)|"
+        r"vertrag(?=[ \t:#]+\d{6})|kd\.?-?nr\.?|vers\.?-?nr\.?|(?-i:VSNR)|relatienummer|",
         r"(?:código|cod\.?|n[º°])[ \t_-]+(?:de[ \t_-]+)?cliente|"
         r"číslo[ \t_-]+zákazníka|zákaznické[ \t_-]+číslo|ügyfél(?:szám|azonosító)|номер[ \t_-]+договора|"
         r"müşteri[ \t_-]+(?:numaras[ıi]|numaram|no)|номер[ \t_-]+клиента|mã[ \t_-]+khách[ \t_-]+hàng|"

@@ -154,8 +154,13 @@ _OTHER_NUMBER_BEFORE = re.compile(
     r"(?:[ \t]*(?:number|no\.?|nr\.?|num|id|#))?[ \t]*[:#=]?[ \t]*$",
     re.IGNORECASE,
 )
-_INVOICE_BEFORE = re.compile(r"\b(?:faktur[ay]?|invoices?|rechnung|facture|factura|fattura|fatura)[ \t]+$",
-                             re.IGNORECASE)
+# "Faktura VAT nr …": the label names an invoice's kind; "last 4 of SSN 6789": a masked value.
+_INVOICE_BEFORE = re.compile(
+    r"\b(?:faktur[ay]?|invoices?|rechnung|facture|factura|fattura|fatura)[ \t]+$|"
+    r"\b(?:last|final)[ \t]*(?:4|four|digits)[ \t]+(?:digits[ \t]+)?of[ \t]+"
+    r"(?:(?:my|the|your|his|her)[ \t]+)?$",
+    re.IGNORECASE,
+)
 # An Indian IFSC names a branch in a public directory: never an account's value (docs/redaction.md).
 _IFSC = re.compile(r"[A-Z]{4}0[A-Z0-9]{6}")
 # A line break a label may stand before its value (a form: "Passport number:\nX1234567").
@@ -171,9 +176,8 @@ _CJK = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 def find(scan: Scan) -> Iterator[Candidate]:
     text = scan.text
     labels = sorted(_labels(text), key=lambda label: subkind_of(label) == "routing_code")
-    # "Faktura VAT nr FV/26/03/77": the label names an invoice's kind, the number is the invoice's.
     labels = [label for label in labels
-              if not _INVOICE_BEFORE.search(text, max(0, label.start() - 16), label.start())]
+              if not _INVOICE_BEFORE.search(text, max(0, label.start() - 30), label.start())]
     accounts: list[int] = []  # where labelled account numbers and IBANs were found
     for label in labels:
         subkind = subkind_of(label)

@@ -557,3 +557,25 @@ def test_a_sort_code_keeps_off_the_amount_after_it():
 ])
 def test_prices_in_many_currencies_near_a_label_are_left_alone(text):
     assert ids_in(text) == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Monzo acc - 12345678", "12345678"),
+    ("Ref. cliente 88213455", "88213455"),
+    ("Insurance: AXA, policy 123456789", "123456789"),
+    ("policy: PL-123456789", "PL-123456789"),
+    ("Police Nr. 123456789", "123456789"),
+    ("Vertrag 123456789", "123456789"),
+])
+def test_policies_contracts_and_chat_account_abbreviations(text, value):
+    assert ids_in(text) == [value]
+
+
+@pytest.mark.parametrize("text", [
+    "last4 of ssn 6789",
+    "the last 4 digits of my SSN 6789",
+    "privacy policy 2024",
+    "Vertrag 2024 unterschrieben",
+])
+def test_masked_values_and_years_after_policy_words_are_left_alone(text):
+    assert ids_in(text) == []
