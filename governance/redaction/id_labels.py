@@ -85,6 +85,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"thẻ[ \t_-]+căn[ \t_-]+cước|căn[ \t_-]+cước(?:[ \t_-]+công[ \t_-]+dân)?|(?-i:CCCD|CMND)|",
         r"iqama|الرقم[ \t_-]+(?:القومي|الوطني|المدني)|إقامة|आधार(?:[ \t_-]+संख्या)?|",
         rf"national[ \t_-]+registration(?:{_N})?|(?-i:BVN|TCKN)|",
+        rf"philsys(?:{_N})?|(?-i:PSN|SSS|GSIS|UMID)(?:{_N})?|ghana[ \t_-]+card(?:{_N})?|omang|"
+        r"(?-i:CI)(?=[ \t]*:?[ \t]*\d{6,8}(?![\d#-]))|(?:n[°º]|número)[ \t_-]+de[ \t_-]+(?:ci|c\.i\.)|",
         r"(?:unique[ \t_-]+)?identification[ \t_-]+(?:number|no\.?)|id[ \t_-]*#|",
         r"(?-i:NI)(?=[ \t]*[:#])|s\.s\.n\.?|d\.n\.i\.?|c\.p\.f\.?|n\.i\.e\.?|n\.i\.n\.?(?=[ \t]*[:#])|",
         r"cart[ãa]o[ \t_-]+(?:de[ \t_-]+)?cidad[ãa]o|bilhete[ \t_-]+de[ \t_-]+identidade|",

@@ -33,9 +33,10 @@ PRIORITY = 74
 PRIORITY_FAR = 58
 
 # Signs between a label and its value. A bracket without digits is skipped whole ("(BSN)"); one
-# that holds the value is opened ("Passport (number 530927182)").
+# that holds the value is opened ("Passport (number 530927182)", "Passport: [X1234567]").
 _SKIP_SIGNS = re.compile(
-    r"""[ \t]*(?:["'’`*|]+|[:=#]|\.{2,}|…|_{2,}|\([^()\n\d]{1,30}\)|\((?=[^()\n]{0,20}\d[^()\n]*\))|"""
+    r"""[ \t]*(?:["'’`*|]+|[:=#]|\.{2,}|…|_{2,}|\[(?=[A-Za-z0-9./ -]{4,40}\])|"""
+    r"""\([^()\n\d]{1,30}\)|\((?=[^()\n]{0,20}\d[^()\n]*\))|"""
     r"""[–—]|-(?=[ \t])|_|\.(?=[ \t])|(?<=[Nn][Oo])\.(?=\d)|"""
     r"""/[ \t]*[^\W\d_][^\W\d_.-]{1,15})[ \t]*"""  # a second label: "SSN/ITIN:", "CPF/CNPJ"
 )

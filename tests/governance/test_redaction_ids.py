@@ -579,3 +579,21 @@ def test_policies_contracts_and_chat_account_abbreviations(text, value):
 ])
 def test_masked_values_and_years_after_policy_words_are_left_alone(text):
     assert ids_in(text) == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Passport: [X7654321]", "X7654321"),
+    ("CI 1234567 LP", "1234567"),
+    ("PhilSys 1234-5678-9012-3456", "1234-5678-9012-3456"),
+    ("SSS number 12-3456789-0", "12-3456789-0"),
+    ("Ghana card GHA-123456789-0", "GHA-123456789-0"),
+    ("Omang 123456789", "123456789"),
+])
+def test_more_national_ids_and_a_value_in_square_brackets(text, value):
+    assert ids_in(text) == [value]
+    assert "phone" not in kinds_in(text)
+
+
+@pytest.mark.parametrize("text", ["CI #48213957 failed on step 7", "CI run 9876543210 passed"])
+def test_ci_run_numbers_are_not_identity_cards(text):
+    assert ids_in(text) == []
