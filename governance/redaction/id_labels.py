@@ -153,7 +153,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"n\.i\.f\.?|c\.u\.i\.t\.?|r\.u\.t\.?|r\.f\.c\.?(?=[ \t]*[:#])|e\.i\.n\.?|t\.i\.n\.?(?=[ \t]*[:#])",
     ),
     "customer_number": (
-        rf"customer(?:{_N})|client(?:{_N})|member(?:ship)?(?:{_N})|subscriber(?:{_N})|",
+        rf"customer(?:{_N})|(?:custmer|costumer|cutomer|custumer)(?:{_N})|client(?:{_N})|member(?:ship)?(?:{_N})|subscriber(?:{_N})|",
         rf"polic(?:y|ies)(?:{_N})|insurance(?:{_N})|contract(?:{_N})|patient(?:{_N})|",
         r"miles[ \t]*&[ \t]*more(?:[ \t_-]+(?:number|no\.?|card))?|bahncard(?:-?nummer)?|"
         r"payback(?:-?nummer)?|"
@@ -224,6 +224,10 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?:numéro|n[°º]|no\.?)[ \t_-]+de[ \t_-]+carte|(?:número[ \t_-]+de[ \t_-]+)?tarjeta|",
         r"(?:numero[ \t_-]+(?:di[ \t_-]+)?)?carta[ \t_-]+di[ \t_-]+credito|",
         rf"acc(?:t|nt)?\.?(?:[ \t]*#|[ \t_-]*(?:no\.?|nr\.?|number|num\.?))|accnt|acc{_THEN_VALUE}|",
+        rf"acc\.(?=[ \t]*\d)|ac[ \t]*(?:no\.?|#)|(?:acount|accout|acont|accont)(?:{_N})|",
+        r"tili(?:nro|numero)?|cont[ \t_-]*(?:nr\.?|numărul)|numărul[ \t_-]+contului|"
+        r"contul(?:[ \t_-]+bancar)?|"
+        r"(?:žiro[ \t_-]+|tekući[ \t_-]+)?račun|bankverbindung|bankrekening(?:nummer)?|",
         r"kto\.?-?(?:nr\.?|nummer)|kto\.|nr\.?[ \t_-]+(?:konta|rachunku)|"
         r"číslo[ \t_-]+(?:bankovního[ \t_-]+)?účtu|č\.[ \t]?ú\.|cislo[ \t_-]+uctu|",
         r"(?:bank)?számlaszám|р/с|л/с|расч[её]тный[ \t_-]+сч[её]т|сч[её]т|(?:номер[ \t_-]+)?рахунку|рахунок|",

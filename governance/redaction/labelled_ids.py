@@ -131,7 +131,11 @@ _WEAK_LABELS = frozenset(
 )
 # Labels that are everyday words in some uses ("tax code 1257L" is a PAYE code; "Girokonto 500"):
 # the value needs six digits too.
-_WEAK_LABEL = re.compile(r"tax[ \t_-]+code|\w*konto", re.IGNORECASE)
+_WEAK_LABEL = re.compile(
+    r"tax[ \t_-]+code|\w*konto|acc\.|ac[ \t]*(?:no\.?|#)|tili|contul|(?:žiro[ \t_-]+|tekući[ \t_-]+)?račun|"
+    r"bankverbindung",
+    re.IGNORECASE,
+)
 # Labels that name a document written with letters and digits; a number alone is something else.
 _LETTERED_LABELS = frozenset({"RFC", "Pass"})
 # A value right before a label: "123-45-6789 (SSN)", "X1234567 is her passport number".
@@ -151,7 +155,9 @@ _FAR_WORDS = 12
 _OTHER_NUMBER_BEFORE = re.compile(
     r"\b(?:orders?|invoices?|inv|isbn|sku|serial|tracking|parcel|shipment|part|model|build|version|"
     r"release|ticket|case|receipt|transaction|batch|lot|job|run|flight|booking|confirmation|voucher|"
-    r"coupon|licen[cs]e|key|commit|item|product|error|code|pin|otp|amount|room|table|seat|gate)"
+    r"coupon|licen[cs]e|key|commit|item|product|error|code|pin|otp|amount|room|table|seat|gate|"
+    r"rechnung|rechnungs-?nummer|faktura|facture|factura|fattura|fatura|bestellung|bestell-?nummer|"
+    r"auftrag|auftrags-?nummer|commande|pedido|ordine|zamówienie|sendung|lieferung)"
     r"(?:[ \t]*(?:number|no\.?|nr\.?|num|id|#))?[ \t]*[:#=]?[ \t]*$",
     re.IGNORECASE,
 )
@@ -320,6 +326,9 @@ def _is_identifier(
             subkind == "passport" and digits >= 2 and digits + letters >= 6):
         return False
     if fillers and digits < 6:
+        return False
+    # A word between label and value names another number ("Bankverbindung siehe Rechnung 2024-00123").
+    if fillers and _OTHER_NUMBER_BEFORE.search(text, max(0, start - 30), start):
         return False
     if digits + letters > 40:
         return False

@@ -597,3 +597,28 @@ def test_more_national_ids_and_a_value_in_square_brackets(text, value):
 @pytest.mark.parametrize("text", ["CI #48213957 failed on step 7", "CI run 9876543210 passed"])
 def test_ci_run_numbers_are_not_identity_cards(text):
     assert ids_in(text) == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("ac no 12345678", "12345678"),
+    ("acc. 12345678", "12345678"),
+    ("acount number 12345678", "12345678"),
+    ("custmer no 88213455", "88213455"),
+    ("tili 12345678", "12345678"),
+    ("Numărul contului 12345678", "12345678"),
+    ("žiro račun 160-0000000123456-78", "160-0000000123456-78"),
+    ("Bankverbindung 12345678", "12345678"),
+    ("bankrekening 123456789", "123456789"),
+])
+def test_misspelt_and_more_languages_account_labels(text, value):
+    assert ids_in(text) == [value]
+
+
+@pytest.mark.parametrize("text", [
+    "AC no 3 is broken",
+    "račun 1234,56 kn",
+    "Bankverbindung siehe Rechnung 2024-00123",
+    "Rechnung Nr. 12345678 per Bankverbindung",
+])
+def test_everyday_uses_of_the_account_words_and_invoice_numbers_are_left_alone(text):
+    assert ids_in(text) == []
