@@ -231,6 +231,8 @@ def _has_letters_and_digits(value: str) -> bool:
 
 # The value is the start of a longer number: an amount ("12,345.67", "12 345 678 Ft") or digits in
 # groups that the labelled rules read whole.
+_BARE_CUES = frozenset({"account", "acct", "customer", "subscriber", "member"})
+_NANP_SHAPE = re.compile(r"\d{3}([-.])\d{3}\1\d{4}")
 _NUMBER_GOES_ON = re.compile(r"[.,']\d| \d{3}(?!\d)")
 
 
@@ -240,6 +242,9 @@ def _is_account_value(scan: Scan, match: re.Match[str]) -> bool:
     if match.group("cue").lower() == "uid" and _THING_BEFORE_UID.search(scan.line_before(match.start(), 30)):
         return False
     if digits >= 2:
+        # "customer 415-555-0142 called": a phone's shape after a bare word is the phone rules' call
+        if match.group("cue").lower() in _BARE_CUES and _NANP_SHAPE.fullmatch(value):
+            return False
         # "account 12345678 dollars" is an amount, as in the labelled rules
         if value.isdigit() and (QUANTITY_AFTER.match(scan.text, match.end("value"))
                                 or _NUMBER_GOES_ON.match(scan.text, match.end("value"))):

@@ -80,6 +80,7 @@ _GROUP = re.compile(
 _DATE = re.compile(
     r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}([./])\d{1,2}\1\d{2,4}|\d{4}/\d{1,2}/\d{1,2}|\d{1,2}[./-](?:19|20)\d{2}"
 )
+_DATE_TIME = re.compile(r"(?:19|20)\d{2}-[01]\d-[0-3]\dT\d")
 # A number of a year ("fattura 112/2024"), not an identifier.
 _NUMBER_OF_YEAR = re.compile(r"\d{1,5}/(?:19|20)\d{2}")
 _COMPACT_DATE = re.compile(r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
@@ -341,6 +342,8 @@ def _is_identifier(
     if any(ch.islower() for ch in value) and not _lower_case_identifier(value, digits, label):
         return False
     if _DATE.fullmatch(value) or _COMPACT_DATE.fullmatch(value) or _NUMBER_OF_YEAR.fullmatch(value):
+        return False
+    if _DATE_TIME.match(value):  # "Account created 2024-03-11T10:22:33Z"
         return False
     # Identity numbers written with thousands dots ("Cédula No. 1.020.304.050", "DNI 12.345.678")
     # have the shape of an amount or a version; after an identity or tax label they are neither.

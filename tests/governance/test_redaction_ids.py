@@ -622,3 +622,12 @@ def test_misspelt_and_more_languages_account_labels(text, value):
 ])
 def test_everyday_uses_of_the_account_words_and_invoice_numbers_are_left_alone(text):
     assert ids_in(text) == []
+
+
+def test_a_timestamp_after_an_account_word_is_not_an_account():
+    assert ids_in("Account created 2024-03-11T10:22:33Z") == []
+
+
+def test_a_phone_after_a_bare_customer_word_is_a_phone():
+    assert kinds_in("customer 415-555-0142 called support") == ["phone"]
+    assert ids_in("customer no 415-555-0142") == ["415-555-0142"]
