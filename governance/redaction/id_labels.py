@@ -86,7 +86,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"iqama|الرقم[ \t_-]+(?:القومي|الوطني|المدني)|إقامة|आधार(?:[ \t_-]+संख्या)?|",
         rf"national[ \t_-]+registration(?:{_N})?|(?-i:BVN|TCKN)|",
         rf"philsys(?:{_N})?|(?-i:PSN|SSS|GSIS|UMID)(?:{_N})?|ghana[ \t_-]+card(?:{_N})?|omang|"
-        r"(?-i:CI)(?=[ \t]*:?[ \t]*\d{6,8}(?![\d#-]))|(?:n[°º]|número)[ \t_-]+de[ \t_-]+(?:ci|c\.i\.)|",
+        r"(?-i:C[I])(?=[ \t]*:?[ \t]*\d{6,8}(?![\d#-]))|(?:n[°º]|número)[ \t_-]+de[ \t_-]+(?:[c]i|c\.i\.)|",
         r"(?:unique[ \t_-]+)?identification[ \t_-]+(?:number|no\.?)|id[ \t_-]*#|",
         r"(?-i:NI)(?=[ \t]*[:#])|s\.s\.n\.?|d\.n\.i\.?|c\.p\.f\.?|n\.i\.e\.?|n\.i\.n\.?(?=[ \t]*[:#])|",
         r"cart[ãa]o[ \t_-]+(?:de[ \t_-]+)?cidad[ãa]o|bilhete[ \t_-]+de[ \t_-]+identidade|",
@@ -123,12 +123,13 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?:numéro|n[°º]|no\.?)[ \t_-]+(?:d['’]identification[ \t_-]+)?fiscal|numéro[ \t_-]+de[ \t_-]+tva|"
         r"n[°º][ \t_-]+(?:de[ \t_-]+)?tva|tva(?:[ \t_-]+intracommunautaire)?|(?-i:SPI)|siren|siret|",
         r"(?-i:NIF|CIF|CUIT|CUIL|RUT|RUC|NIT)|identificación[ \t_-]+fiscal|número[ \t_-]+fiscal|",
-        r"número[ \t_-]+de[ \t_-]+contribuinte|contribuinte|inscri[çc][ãa]o[ \t_-]+(?:estadual|municipal)|",
+        r"número[ \t_-]+de[ \t_-]+contribuinte|contribuinte|"
+        r"inscri[çc][ãa]o[ \t_-]+(?:[e]stadual|[m]unicipal)|",
         r"(?-i:ICE)(?=[ \t]*[:#]|[ \t]+\d{15}(?!\d))|"
         r"identifiant[ \t_-]+commun[ \t_-]+de[ \t_-]+l['’]entreprise|",
         r"tax[ \t_-]+code|organisasjonsnummer|ondernemingsnummer|"
         r"(?-i:ІПН|ЄДРПОУ|РНОКПП|VKN|NZBN|FEIN|NIPT|CUI|EIK|RNC)|"
-        r"іпн|єдрпоу|булстат|cod[ \t_-]+fiscal|(?-i:BN)(?=[ \t:#]*\d{9})|"
+        r"іпн|єдрпоу|булстат|cod[ \t_-]+fiscal|(?-i:B[N])(?=[ \t:#]*\d{9})|"
         r"(?:número[ \t_-]+de[ \t_-]+)?identifica[çc][ãa]o[ \t_-]+fiscal|"
         r"(?:employer[ \t_-]+)?paye[ \t_-]+ref(?:erence)?|hmrc[ \t_-]+ref(?:erence)?|"
         r"compan(?:y|ies)[ \t_-]+(?:reg(?:istration)?\.?[ \t_-]+)?(?:number|no\.?|nr\.?)|",
@@ -180,14 +181,14 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"müşteri[ \t_-]+(?:numaras[ıi]|numaram|no)|номер[ \t_-]+клиента|mã[ \t_-]+khách[ \t_-]+hàng|"
         r"رقم[ \t_-]+(?:العميل|المشترك|الاشتراك)|מספר[ \t_-]+לקוח|(?:αριθμός|κωδικός)[ \t_-]+πελάτη|"
         r"номер[ \t_-]+(?:клієнта|абонента|договору)|(?:id|no\.?|nomor)[ \t_-]+pelanggan|pelanggan|"
-        r"(?:número|n[º°.]?|no\.?)[ \t_-]+de[ \t_-]+servicio|(?-i:CA)[ \t_-]*(?:number|no\.?)|",
+        r"(?:número|n[º°.]?|no\.?)[ \t_-]+de[ \t_-]+servicio|(?-i:C[A])[ \t_-]*(?:number|no\.?)|",
         r"skymiles|aadvantage|mileageplus|flying[ \t_-]+blue|krisflyer|skywards|executive[ \t_-]+club|"
         r"ff[ \t]*(?:#|no\.?|number)|",
         rf"consumer(?:{_N})|(?-i:MRN)|mrn{_THEN_SIGN}|medical[ \t_-]+record(?:{_N})?|"
         r"(?:hasta[ \t_-]+)?protokol[ \t_-]+(?:no|numarası)|",
         r"(?-i:MPRN|GPRN|MPAN|ICP)|mprn|gprn|mpan|meter[ \t_-]+point(?:[ \t_-]+(?:reference|number|no\.?))?|",
         r"abonnent-?nummer|abonnements?nummer|abonnementsnr\.?|kundenr\.?|",
-        r"(?:(?:numéro|n[°º]|no\.?)[ \t_-]+)?(?:d['’])?allocataire|(?-i:CRN)|",
+        r"(?:(?:numéro|n[°º]|no\.?)[ \t_-]+)?(?:d['’])?[a]llocataire|(?-i:CRN)|",
         r"vertragskonto(?:nummer|-?nr\.?)|zähler(?:nummer|-?nr\.?)|"
         r"(?:(?:numéro|n[°º]|no\.?)[ \t_-]+)?(?-i:PDL|PRM)(?=[ \t:#]*\d{14}(?!\d))|"
         r"(?:codice[ \t_-]+)?pod(?=[ \t:#]*IT\d{3}E)|"
@@ -198,8 +199,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"abone[ \t_-]+(?:no|numarası|numaram)|sözleşme[ \t_-]+(?:hesap[ \t_-]+)?(?:no|numarası)|"
         r"(?:no\.?|nomor)[ \t_-]+polis|clubcard|aeroplan|avios(?:[ \t_-]+(?:number|no\.?))?|nectar|"
         r"advantage[ \t_-]+card|",
-        r"(?:online|internet|net|mobile|tele)[ \t_-]*banking[ \t_-]+"
-        r"(?:id|user[ \t_-]*id|login(?:[ \t_-]+id)?)|",
+        r"online[ \t_-]*banking[ \t_-]+(?:id|[u]ser[ \t_-]*id|[l]ogin(?:[ \t_-]+id)?)|",
         r"ग्राहक[ \t_-]+(?:संख्या|नंबर|क्रमांक)|उपभोक्ता[ \t_-]+(?:संख्या|नंबर)|",
         r"(?<!test[ \t])card(?=[ \t:#]+\d{4}[ -]?\d{4}[ -]?\d{4})",
     ),
@@ -209,7 +209,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         rf"bank[ \t_-]+(?:details|account)(?:{_N})?|",
         r"savings|checking|",
         r"konto-?(?:nummer|nr\.?)|kontonr\.?|kontonummer|bankkonto|"
-        r"(?:giro|spar|tagesgeld|fest(?:geld)?|kunden|geschäfts|privat|gehalts|verrechnungs|depot)?konto|"
+        r"(?:giro|spar|tagesgeld|kunden|geschäfts|gehalts|depot)?konto|"
         r"depot-?(?:nummer|nr\.?)|",
         rf"(?:loan|mortgage)(?:{_N})|",
         r"(?:número[ \t_-]+da[ \t_-]+)?conta(?:[ \t_-]+(?:corrente|bancária|poupança))?|",
@@ -224,7 +224,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?:numéro|n[°º]|no\.?)[ \t_-]+de[ \t_-]+carte|(?:número[ \t_-]+de[ \t_-]+)?tarjeta|",
         r"(?:numero[ \t_-]+(?:di[ \t_-]+)?)?carta[ \t_-]+di[ \t_-]+credito|",
         rf"acc(?:t|nt)?\.?(?:[ \t]*#|[ \t_-]*(?:no\.?|nr\.?|number|num\.?))|accnt|acc{_THEN_VALUE}|",
-        rf"acc\.(?=[ \t]*\d)|ac[ \t]*(?:no\.?|#)|(?:acount|accout|acont|accont)(?:{_N})|",
+        rf"acc\.(?=[ \t]*\d)|a[c][ \t]*(?:no\.?|#)|(?:acount|accout|acont|accont)(?:{_N})|",
         r"tili(?:nro|numero)?|cont[ \t_-]*(?:nr\.?|numărul)|numărul[ \t_-]+contului|"
         r"contul(?:[ \t_-]+bancar)?|"
         r"(?:žiro[ \t_-]+|tekući[ \t_-]+)?račun|bankverbindung|bankrekening(?:nummer)?|",
@@ -287,6 +287,10 @@ CJK_LABEL = re.compile(
     unicodedata.normalize("NFKC", "|".join(rf"(?P<{k}>{v})" for k, v in CJK_LABELS.items()))
 )
 
+# (In LABELS, a letter written as a class, "[u]ser", "[a]llocataire", keeps a word that only
+# occurs inside a longer label out of LABEL_STARTS below, so words such as "user…" or "all…" are
+# not tried as label starts.)
+
 #: A label at a word start; group names say the subkind. Longer spellings come first within a
 #: subkind, and regex alternation takes the first that matches, so e.g. "passport number" is read
 #: whole. An underscore may join it to other words, as in keys ("customer_number", "iban_de").
@@ -300,13 +304,16 @@ _SOURCE = re.sub(r"\\[A-Za-z]", " ", "|".join("|".join(f"|{x}" for x in f) for f
 # ("no" stays: "Nº de cuenta" is read "No de cuenta" after NFKC.)
 _WORDS = [w.lower() for w in re.findall(r"(?:(?<=[|:?])|(?<=\(\?-i:))([^\W\d_]+)", _SOURCE)
           if w.lower() not in {"d", "de", "di", "du", "da", "do", "in", "u"}]
+# Two-letter labels that begin many everyday words ("ca…", "ci…", "ac…"): written with a class in
+# LABELS ("C[A]"), so they stay out of the two-letter set, and tried only as whole words.
+_WHOLE_WORD_STARTS = frozenset({"ca", "ci", "ac", "bn"})
 #: What a word that starts a label starts with: every label starts with a word written out in
-#: LABELS, so the word itself is in the first set if it has one letter ("n" for "n°"), or its
-#: first two or three letters are in the others ("sv" for "SV-Nummer", "pas" for "passport").
-#: Testing a word against these sets is far cheaper than trying LABEL there, and gives a superset
-#: of the places LABEL can match.
+#: LABELS, so the word itself is in the first set if it has one letter ("n" for "n°") or is one of
+#: _WHOLE_WORD_STARTS, or its first two or three letters are in the others ("sv" for "SV-Nummer",
+#: "pas" for "passport"). Testing a word against these sets is far cheaper than trying LABEL there,
+#: and gives a superset of the places LABEL can match.
 LABEL_STARTS: tuple[frozenset[str], frozenset[str], frozenset[str]] = (
-    frozenset(w for w in _WORDS if len(w) == 1),
+    frozenset(w for w in _WORDS if len(w) == 1) | _WHOLE_WORD_STARTS,
     frozenset(w for w in _WORDS if len(w) == 2),
     frozenset(w[:3] for w in _WORDS if len(w) >= 3),
 )
@@ -316,7 +323,8 @@ def may_start_label(word: str) -> bool:
     """Whether a label may start with `word` (a run of letters at a word start)."""
     word = word.lower()
     one, two, three = LABEL_STARTS
-    # A one-letter word starts a label only alone ("n°", "a/c", "c.f."), never as a prefix.
+    # A one-letter word starts a label only alone ("n°", "a/c", "c.f."), never as a prefix; so do
+    # the two-letter acronyms of _WHOLE_WORD_STARTS.
     return word in one or word[:2] in two or word[:3] in three
 
 
