@@ -86,6 +86,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"iqama|الرقم[ \t_-]+(?:القومي|الوطني|المدني)|إقامة|आधार(?:[ \t_-]+संख्या)?|",
         rf"national[ \t_-]+registration(?:{_N})?|(?-i:BVN|TCKN)|",
         rf"philsys(?:{_N})?|(?-i:PSN|SSS|GSIS|UMID)(?:{_N})?|ghana[ \t_-]+card(?:{_N})?|omang|"
+        r"کد[ \t_-]+ملی|شماره[ \t_-]+ملی|شناختی[ \t_-]+کارڈ|kitambulisho|(?-i:FİN|ЖСН)|პირადი[ \t_-]+ნომერი|"
         r"(?-i:C[I])(?=[ \t]*:?[ \t]*\d{6,8}(?![\d#-]))|(?:n[°º]|número)[ \t_-]+de[ \t_-]+(?:[c]i|c\.i\.)|",
         r"(?:unique[ \t_-]+)?identification[ \t_-]+(?:number|no\.?)|id[ \t_-]*#|",
         r"(?-i:NI)(?=[ \t]*[:#])|s\.s\.n\.?|d\.n\.i\.?|c\.p\.f\.?|n\.i\.e\.?|n\.i\.n\.?(?=[ \t]*[:#])|",
@@ -101,7 +102,10 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?:numer[ \t_-]+)?paszport(?:u)?|paspoort(?:nummer)?|passi|pasaport|(?:номер[ \t_-]+)?паспорта?|"
         r"διαβατήριο|διαβατηρίου|דרכון|جواز[ \t_-]+السفر|(?:شماره[ \t_-]+)?(?:گذرنامه|پاسپورت)|"
         r"পাসপোর্ট(?:[ \t_-]+নম্বর)?|paspor|pasport|pașaport|pas[ \t_-]*(?:nr\.?|nummer|no\.?)|passinumero|"
-        r"passinummer|(?:رقم[ \t_-]+)?الجواز|",
+        r"passinummer|(?:رقم[ \t_-]+)?الجواز|cestovný[ \t_-]+pas|potni[ \t_-]+list|"
+        r"broj[ \t_-]+(?:putovnice|pasoša)|"
+        r"paso[ \t_-]+numeris|pases[ \t_-]+numurs|passi[ \t_-]+number|vegabréf|passaport|پاسپورٹ|pasipoti|"
+        r"პასპორტი|անձնագիր|пасош|пашпарт|fasfo|pasbort|પાસપોર્ટ|ਪਾਸਪੋਰਟ|పాస్‌పోర్ట్|கடவுச்சீட்டு|ፓስፖርት|",
         rf"travel[ \t_-]+document(?:{_N})?|",
         r"pass[ \t]+(?:nr\.?|no\.?|number)|загран(?:ичного[ \t_-]+)?паспорта?|",
         r"ppt(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number|num\.?))|pp[ \t]*(?:#|no\.?|nr\.?|number)|",
@@ -129,6 +133,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"identifiant[ \t_-]+commun[ \t_-]+de[ \t_-]+l['’]entreprise|",
         r"tax[ \t_-]+code|organisasjonsnummer|ondernemingsnummer|"
         r"(?-i:ІПН|ЄДРПОУ|РНОКПП|VKN|NZBN|FEIN|NIPT|CUI|EIK|RNC)|"
+        r"davčna[ \t_-]+številka|(?-i:ПИБ|KMKR|VÖEN|ՀՎՀՀ)|pvm[ \t_-]+kodas|pvn[ \t_-]+numurs|registrikood|"
+        r"کد[ \t_-]+اقتصادی|شناسه[ \t_-]+ملی|namba[ \t_-]+ya[ \t_-]+mlipa[ \t_-]+kodi|"
         r"іпн|єдрпоу|булстат|cod[ \t_-]+fiscal|(?-i:B[N])(?=[ \t:#]*\d{9})|"
         r"(?:número[ \t_-]+de[ \t_-]+)?identifica[çc][ãa]o[ \t_-]+fiscal|"
         r"(?:employer[ \t_-]+)?paye[ \t_-]+ref(?:erence)?|hmrc[ \t_-]+ref(?:erence)?|"
@@ -194,6 +200,11 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?:codice[ \t_-]+)?pod(?=[ \t:#]*IT\d{3}E)|"
         r"(?-i:CUPS)(?=[ \t:#]*ES\d{4})|(?:numer|nr\.?|kod)[ \t_-]+ppe|"
         r"numero[ \t_-]+utente|"
+        r"zákaznícke[ \t_-]+číslo|številka[ \t_-]+stranke|broj[ \t_-]+(?:korisnika|kupca)|"
+        r"број[ \t_-]+корисника|"
+        r"kliento[ \t_-]+numeris|klienta[ \t_-]+numurs|kliendinumber|viðskiptavinanúmer|"
+        r"número[ \t_-]+de[ \t_-]+client|клиентски[ \t_-]+номер|namba[ \t_-]+ya[ \t_-]+mteja|"
+        r"nombor[ \t_-]+pelanggan|کسٹمر[ \t_-]+نمبر|شماره[ \t_-]+مشتری|"
         r"medlemsnummer|medlemsnr\.?|(?:număr|cod)[ \t_-]+client|αριθμός[ \t_-]+συμβολαίου|"
         r"номер[ \t_-]+полиса|"
         r"abone[ \t_-]+(?:no|numarası|numaram)|sözleşme[ \t_-]+(?:hesap[ \t_-]+)?(?:no|numarası)|"
@@ -225,6 +236,10 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?:numero[ \t_-]+(?:di[ \t_-]+)?)?carta[ \t_-]+di[ \t_-]+credito|",
         rf"acc(?:t|nt)?\.?(?:[ \t]*#|[ \t_-]*(?:no\.?|nr\.?|number|num\.?))|accnt|acc{_THEN_VALUE}|",
         rf"acc\.(?=[ \t]*\d)|a[c][ \t]*(?:no\.?|#)|(?:acount|accout|acont|accont)(?:{_N})|",
+        r"(?-i:TRR)|arveldusarve|kontonumber|reikningsnúmer|número[ \t_-]+de[ \t_-]+compte|"
+        r"банкова[ \t_-]+сметка|сметка|број[ \t_-]+рачуна|текући[ \t_-]+рачун|شماره[ \t_-]+حساب|"
+        r"اکاؤنٹ[ \t_-]+نمبر|namba[ \t_-]+ya[ \t_-]+akaunti|akaunti|numero[ \t_-]+ng[ \t_-]+account|"
+        r"nombor[ \t_-]+akaun|ანგარიში|հաշվեհամար|hesab[ \t_-]+nömrəsi|"
         r"tili(?:nro|numero)?|cont[ \t_-]*(?:nr\.?|numărul)|numărul[ \t_-]+contului|"
         r"contul(?:[ \t_-]+bancar)?|"
         r"(?:žiro[ \t_-]+|tekući[ \t_-]+)?račun|bankverbindung|bankrekening(?:nummer)?|",

@@ -128,6 +128,7 @@ _CELL_SEPARATORS = ",;\t|"
 # Labels that are also everyday words: the value needs six digits.
 _WEAK_LABELS = frozenset(
     "account acct savings checking konto conta cuenta hesap conto compte rek rek. neft imps rtgs cui účet "
+    "сметка akaunti "
     "普通 当座".split()
 )
 # Labels that are everyday words in some uses ("tax code 1257L" is a PAYE code; "Girokonto 500"):

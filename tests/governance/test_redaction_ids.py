@@ -631,3 +631,27 @@ def test_a_timestamp_after_an_account_word_is_not_an_account():
 def test_a_phone_after_a_bare_customer_word_is_a_phone():
     assert kinds_in("customer 415-555-0142 called support") == ["phone"]
     assert ids_in("customer no 415-555-0142") == ["415-555-0142"]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("کد ملی 0012345678", "0012345678"),
+    ("Cestovný pas č. AB123456", "AB123456"),
+    ("broj putovnice 012345678", "012345678"),
+    ("پاسپورٹ نمبر AB1234567", "AB1234567"),
+    ("ਪਾਸਪੋਰਟ ਨੰਬਰ K1234567", "K1234567"),
+    ("davčna številka 12345678", "12345678"),
+    ("VÖEN 1234567891", "1234567891"),
+    ("številka stranke 12345678", "12345678"),
+    ("Kliendinumber 12345678", "12345678"),
+    ("namba ya mteja 12345678", "12345678"),
+    ("Банкова сметка 12345678", "12345678"),
+    ("شماره حساب 0123456789", "0123456789"),
+    ("Numero ng account 001234567890", "001234567890"),
+])
+def test_labels_in_more_languages_and_scripts(text, value):
+    assert ids_in(text) == [value]
+
+
+@pytest.mark.parametrize("text", ["сметка 1234 лв", "akaunti 500 shilingi", "сметка за ток 125,40 лв."])
+def test_the_new_everyday_account_words_need_six_digits(text):
+    assert ids_in(text) == []
