@@ -216,7 +216,7 @@ LABELS: dict[str, tuple[str, ...]] = {
     ),
     "account_number": (
         rf"(?:bank[ \t_-]+)?account(?:{_N})?|acct(?:{_N})?|a/c(?:{_N})?|",
-        rf"(?:checking|savings|current|bank|deposit)[ \t_-]+account|"
+        rf"(?:checking|savings|current|bank|deposit)[ \t_-]+account|accounts(?=[ \t]*:)|"
         rf"bank[ \t_-]+(?:details|account)(?:{_N})?|",
         r"savings|checking|",
         r"konto-?(?:nummer|nr\.?)|kontonr\.?|kontonummer|bankkonto|"

@@ -124,12 +124,13 @@ _CURRENCY_BEFORE = re.compile(
 _CURRENCY_FIRST = re.compile(rf"(?:{_CURRENCIES})[ .]", re.IGNORECASE)
 # Where a sentence ends, for a second value under the same label.
 _SENTENCE_END = re.compile(r"[.;!?](?:\s|$)|\n")
+# A list of values under one label may go on after a semicolon ("Tax IDs: 12-3456789; 98-7654321").
+_LIST_END = re.compile(r"[.!?](?:\s|$)|\n")
 _CELL_SEPARATORS = ",;\t|"
 # Labels that are also everyday words: the value needs six digits.
 _WEAK_LABELS = frozenset(
-    "account acct savings checking konto conta cuenta hesap conto compte rek rek. neft imps rtgs cui účet "
-    "сметка akaunti "
-    "普通 当座".split()
+    "account accounts acct savings checking konto conta cuenta hesap conto compte rek rek. neft imps rtgs "
+    "cui účet сметка akaunti 普通 当座".split()
 )
 # Labels that are everyday words in some uses ("tax code 1257L" is a PAYE code; "Girokonto 500"):
 # the value needs six digits too.
@@ -204,8 +205,11 @@ def find(scan: Scan) -> Iterator[Candidate]:
         yield Candidate("id", start, end, rule, PRIORITY_FAR if far else PRIORITY)
         for more_start, more_end in _same_shape_later(text, start, end):
             yield Candidate("id", more_start, more_end, rule, PRIORITY)
-    if any(sep in text for sep in _CELL_SEPARATORS) and "\n" in text:
-        yield from _table_columns(text)
+    if "\n" in text:
+        if any(sep in text for sep in _CELL_SEPARATORS):
+            yield from _table_columns(text)
+        if "  " in text:
+            yield from _aligned_columns(text)
     if "VALUES" in text.upper():
         yield from _sql_inserts(text)
 
@@ -455,7 +459,7 @@ def _same_shape_later(text: str, start: int, end: int) -> Iterator[tuple[int, in
     value = text[start:end]
     if sum(ch.isdigit() for ch in value) < 6:
         return
-    stop = _SENTENCE_END.search(text, end)
+    stop = _LIST_END.search(text, end)
     limit = min(stop.start() if stop else len(text), end + 120)
     shape = _shape(value)
     for token in _TOKEN.finditer(text, end, limit):
@@ -567,4 +571,50 @@ def _sql_inserts(text: str) -> Iterator[Candidate]:
                 group = "quoted" if item.group("quoted") is not None else "bare"
                 start, end = item.span(group)
                 if _TOKEN.fullmatch(text, start, end) and _is_identifier(text, start, end, subkind):
+                    yield Candidate("id", start, end, f"{subkind}_column", PRIORITY)
+
+
+_ALIGNED_CELL = re.compile(r"\S+(?: \S+)*")
+
+
+def _aligned_columns(text: str) -> Iterator[Candidate]:
+    """Values under a header cell that is a label, in columns aligned with spaces:
+
+        Name        Passport     Country
+        Anna Smith  X1234567     GB
+    """
+    lines = text.split("\n")
+    offset = 0
+    starts = []
+    for line in lines:
+        starts.append(offset)
+        offset += len(line) + 1
+    for index, line in enumerate(lines[:-1]):
+        if "  " not in line:
+            continue
+        cells = list(_ALIGNED_CELL.finditer(line))
+        if len(cells) < 2:
+            continue
+        columns = {}
+        for cell in cells:
+            name = cell.group()
+            first_word = _WORD.match(name)
+            if first_word and may_start_label(first_word.group()):
+                label = LABEL.fullmatch(name) or _label_in_header(name)
+                if label and subkind_of(label) != "routing_code":
+                    columns[cell.start()] = subkind_of(label)
+        if not columns:
+            continue
+        for row_index in range(index + 1, len(lines)):
+            row = lines[row_index]
+            row_cells = {m.start(): m for m in _ALIGNED_CELL.finditer(row)}
+            if len(row_cells) < 2:
+                break
+            for column, subkind in columns.items():
+                found = row_cells.get(column)
+                if found is None:
+                    continue
+                start, end = starts[row_index] + found.start(), starts[row_index] + found.end()
+                # The next cell is not a unit of this one ("X1234567     GB"): the cell ends the text.
+                if _TOKEN.fullmatch(text, start, end) and _is_identifier(text[:end], start, end, subkind):
                     yield Candidate("id", start, end, f"{subkind}_column", PRIORITY)

@@ -655,3 +655,21 @@ def test_labels_in_more_languages_and_scripts(text, value):
 @pytest.mark.parametrize("text", ["сметка 1234 лв", "akaunti 500 shilingi", "сметка за ток 125,40 лв."])
 def test_the_new_everyday_account_words_need_six_digits(text):
     assert ids_in(text) == []
+
+
+def test_a_column_aligned_with_spaces_under_a_label_holds_ids():
+    text = "Name        Passport     Country\nAnna Smith  X1234567     GB\nBen Jones   Y7654321     IE"
+    assert ids_in(text) == ["X1234567", "Y7654321"]
+    assert ids_in("Name        Orders       Country\nAnna Smith  12345678     GB") == []
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("Accounts: 12345678, 87654321", ["12345678", "87654321"]),
+    ("Tax IDs: 12-3456789; 98-7654321", ["12-3456789", "98-7654321"]),
+])
+def test_a_list_of_values_under_one_label(text, values):
+    assert ids_in(text) == values
+
+
+def test_accounts_receivable_is_not_an_account_label():
+    assert ids_in("accounts receivable 1234567") == []
