@@ -24,6 +24,11 @@ NUMBER_WORDS = (
 )
 _N = rf"(?:[ \t_-]*(?:{NUMBER_WORDS}))"  # a number word after the label ("tax_id", "customer-no")
 _SEP = r"[ \t.-]?"  # "NI number", "NI-number", "N.I. number"
+# The number word as a nested key: JSON's '"customer": {"id": …', YAML's 'customer:\n  number: …',
+# an INI section's '[customer]\nid = …'.
+_NESTED_N = (
+    r"(?:[\"'\]]?[ \t]*:?[ \t]*(?:\{[ \t]*|\r?\n[ \t]*)[\"']?(?:id|number|no\.?|nr\.?)[\"']?(?=[ \t]*[:=]))"
+)
 # After an acronym written in lower case ("dni", "cpf", "ein"): a colon, "#", "=", a number word
 # or a digit must follow, because in lower case several are words ("sin", "nie", "ein", "pan").
 _THEN_VALUE = (
@@ -117,7 +122,7 @@ LABELS: dict[str, tuple[str, ...]] = {
     ),
     "tax_number": (
         rf"tax[ \t_-]+(?:id(?:entification)?|identifier|file|registration|reference|payer)(?:{_N})?|",
-        rf"tax(?![ \t_-]*code)(?:{_N})|taxpayer(?:[ \t_-]+id(?:entification)?)?(?:{_N})?|"
+        rf"tax(?![ \t_-]*code)(?:{_N}|{_NESTED_N})|taxpayer(?:[ \t_-]+id(?:entification)?)?(?:{_N})?|"
         rf"(?-i:TIN|TFN|UTR|EIN|ITIN)|",
         r"unique[ \t_-]+taxpayer[ \t_-]+reference|employer[ \t_-]+identification(?:[ \t_-]+number)?|",
         rf"vat(?:[ \t_-]+(?:id|reg(?:istration)?))?(?:{_N})?|",
@@ -160,8 +165,9 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"n\.i\.f\.?|c\.u\.i\.t\.?|r\.u\.t\.?|r\.f\.c\.?(?=[ \t]*[:#])|e\.i\.n\.?|t\.i\.n\.?(?=[ \t]*[:#])",
     ),
     "customer_number": (
-        rf"customer(?:{_N})|(?:custmer|costumer|cutomer|custumer)(?:{_N})|client(?:{_N})|member(?:ship)?(?:{_N})|subscriber(?:{_N})|",
-        rf"polic(?:y|ies)(?:{_N})|insurance(?:{_N})|contract(?:{_N})|patient(?:{_N})|",
+        rf"customer(?:{_N}|{_NESTED_N})|(?:custmer|costumer|cutomer|custumer)(?:{_N})|client(?:{_N}|{_NESTED_N})|"
+        rf"member(?:ship)?(?:{_N}|{_NESTED_N})|subscriber(?:{_N})|",
+        rf"polic(?:y|ies)(?:{_N}|{_NESTED_N})|insurance(?:{_N})|contract(?:{_N})|patient(?:{_N})|",
         r"miles[ \t]*&[ \t]*more(?:[ \t_-]+(?:number|no\.?|card))?|bahncard(?:-?nummer)?|"
         r"payback(?:-?nummer)?|"
         r"kunden-?id|identifiant[ \t_-]+client|(?:n[°º]|no\.?|numéro)[ \t_-]+(?:d['’])?abonné|vertragskonto|",

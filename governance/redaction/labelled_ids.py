@@ -48,7 +48,9 @@ _SKIP_WORD = re.compile(
 )
 # Another word between label and value (an adjective, a company, "of the account").
 # Not capitals right before digits: they start the value ("QQ 12 34 56 C").
-_FILLER = re.compile(r"[ \t]*(?![A-Z]{1,4}[ \t]+\d)([^\W\d_][^\W\d_'’.-]{0,23})(?=[ \t]*[ \t:])[ \t]*")
+_FILLER = re.compile(
+    r"[ \t]*(?![A-Z]{1,4}[ \t]+\d)([^\W\d_][^\W\d_'’.-]{0,23})(?=[ \t]*[ \t:]|[ \t]*\r?\n)[ \t]*"
+)
 # Words after a label that say the number is not the labelled identifier but a count, a date,
 # a size or an amount ("account created 20240315", "customer count 1200000").
 _NOT_FILLERS = frozenset(
@@ -174,6 +176,7 @@ _INVOICE_BEFORE = re.compile(
 # An Indian IFSC names a branch in a public directory: never an account's value (docs/redaction.md).
 _IFSC = re.compile(r"[A-Z]{4}0[A-Z0-9]{6}")
 # A line break a label may stand before its value (a form: "Passport number:\nX1234567").
+_NUMBER_KEY_NEXT = re.compile(r"[ \t]*\r?\n[ \t]*(?:no\.?|nr\.?|number|id)[ \t]*:", re.IGNORECASE)
 _LINE_BREAK = re.compile(r"[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*(?:[-*>|][ \t]+)?")
 _HEX = re.compile(r"[0-9a-f]{7,}")
 # Letters, then only digits ("ab123456"): a document number typed in lower case, not a digest.
@@ -279,7 +282,9 @@ def _value_after(text: str, position: int) -> tuple[int, int, int] | None:
         if step and step.end() > position:
             position = step.end()
             continue
-        if not crossed and not fillers:
+        # One word may stand between the label and the line break when the next line names the
+        # number ("Passport details\nNo.: X1234567").
+        if not crossed and (not fillers or (fillers == 1 and _NUMBER_KEY_NEXT.match(text, position))):
             line_break = _LINE_BREAK.match(text, position)
             if line_break:
                 position, crossed = line_break.end(), True

@@ -673,3 +673,18 @@ def test_a_list_of_values_under_one_label(text, values):
 
 def test_accounts_receivable_is_not_an_account_label():
     assert ids_in("accounts receivable 1234567") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ('"customer": {"id": "88213455"}', "88213455"),
+    ("customer:\n  number: 88213455", "88213455"),
+    ("[customer]\nid = 88213455", "88213455"),
+    ("Tax\nID: 12-3456789", "12-3456789"),
+    ("Passport details\nNo.: X1234567\nExpiry: 2030-01-01", "X1234567"),
+])
+def test_a_number_named_by_a_nested_key_under_a_label(text, value):
+    assert ids_in(text) == [value]
+
+
+def test_a_nested_key_that_is_not_a_number_word_is_left_alone():
+    assert ids_in('"customer": {"since": "20190312", "orders": 12345678}') == []
