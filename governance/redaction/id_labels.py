@@ -62,7 +62,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?-i:DNI|NIE|NIF)|documento[ \t_-]+(?:nacional[ \t_-]+)?de[ \t_-]+identidad|",
         r"número[ \t_-]+de[ \t_-]+identidad|(?:n[º°]?|número)[ \t_-]+de[ \t_-]+afiliaci[oó]n|",
         r"cédula(?:[ \t_-]+de[ \t_-]+(?:identidad|ciudadanía))?|cedula|(?-i:CPF|RG)|curp|",
-        r"codice[ \t_-]+fiscale|c\.f\.|carta[ \t_-]+d['’]identità|",
+        r"codice[ \t_-]+fiscale|c\.f\.|carta[ \t_-]+d['’]identità|"
+        r"(?:numero[ \t_-]+(?:di[ \t_-]+)?)?previdenza[ \t_-]+sociale|",
         r"pesel|dowód(?:[ \t_-]+osobisty)?|numer[ \t_-]+dowodu(?:[ \t_-]+osobistego)?|",
         r"personnummer|personnr\.?|person-?nummer|fødselsnummer|fodselsnummer|cpr(?:-?(?:nummer|nr\.?))?|",
         r"henkilötunnus|hetu|isikukood|asmens[ \t_-]+kodas|personas[ \t_-]+kods|",
@@ -114,7 +115,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         rf"travel[ \t_-]+document(?:{_N})?|",
         r"pass[ \t]+(?:nr\.?|no\.?|number)|загран(?:ичного[ \t_-]+)?паспорта?|",
         r"ppt(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number|num\.?))|pp[ \t]*(?:#|no\.?|nr\.?|number)|",
-        r"cestovní[ \t_-]+pas|číslo[ \t_-]+pasu|útlevél(?:szám)?|pasaportë|pasoš|putovnica|"
+        r"cestovní[ \t_-]+pas|číslo[ \t_-]+pasu|útlevél(?:szám(?:om|od|a|unk|uk)?)?|pasaportë|pasoš|"
+        r"putovnica|"
         r"paşaport|hộ[ \t_-]+chiếu|หนังสือเดินทาง|पासपोर्ट|جواز(?:[ \t_-]+سفر)?|護照",
     ),
     "iban": (
@@ -129,7 +131,9 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"ust\.?-?id(?:nr\.?)?|ust-?idnr\.?|umsatzsteuer-?(?:identifikations)?(?:nummer|-?id)|",
         r"steuer-?(?:nummer|nr\.?|id|identifikationsnummer)|steueridentifikationsnummer|idnr\.?|",
         r"steuerliche[ \t_-]+identifikationsnummer|",
-        r"(?:numéro|n[°º]|no\.?)[ \t_-]+(?:d['’]identification[ \t_-]+)?fiscal|numéro[ \t_-]+de[ \t_-]+tva|"
+        r"(?:numéro|n[°º]|no\.?)[ \t_-]+(?:d['’]identification[ \t_-]+)?fiscale?|"
+        r"(?:numer[ \t_-]+)?identyfikacji[ \t_-]+podatkowej|daňové[ \t_-]+identifikační[ \t_-]+číslo|"
+        r"identificador[ \t_-]+fiscal|numéro[ \t_-]+de[ \t_-]+tva|"
         r"n[°º][ \t_-]+(?:de[ \t_-]+)?tva|tva(?:[ \t_-]+intracommunautaire)?|(?-i:SPI)|siren|siret|",
         r"(?-i:NIF|CIF|CUIT|CUIL|RUT|RUC|NIT)|identificación[ \t_-]+fiscal|número[ \t_-]+fiscal|",
         r"número[ \t_-]+de[ \t_-]+contribuinte|contribuinte|"
@@ -156,7 +160,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         rf"(?:ein|tin|pan|rut|nit|inn|rfc){_THEN_SIGN}|",
         r"st\.?-?nr\.?|(?-i:UID)(?:-?(?:nummer|nr\.?))?|"
         r"mwst-?(?:nr\.?|nummer)|(?-i:MST)|mã[ \t_-]+số[ \t_-]+thuế|",
-        r"(?-i:DIČ|IČO|IČ[ \t]DPH|DIC|ICO)|adószám|"
+        r"(?-i:DIČ|IČO|IČ[ \t]DPH|DIC|ICO)|adószám(?:om|od|a|unk|uk)?|"
         r"adóazonosító[ \t_-]+szám|(?-i:PIB|KPP|OGRN|TRN|ИИН|БИН|ЕИК)|",
         r"инн|αφμ|(?:número[ \t_-]+de[ \t_-]+)?(?:identificación[ \t_-]+)?tributari[oa]|"
         r"(?:numero[ \t_-]+di[ \t_-]+)?partita[ \t_-]+iva|",
@@ -165,7 +169,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"n\.i\.f\.?|c\.u\.i\.t\.?|r\.u\.t\.?|r\.f\.c\.?(?=[ \t]*[:#])|e\.i\.n\.?|t\.i\.n\.?(?=[ \t]*[:#])",
     ),
     "customer_number": (
-        rf"customer(?:{_N}|{_NESTED_N})|(?:custmer|costumer|cutomer|custumer)(?:{_N})|client(?:{_N}|{_NESTED_N})|"
+        rf"customer(?:{_N}|{_NESTED_N})|(?:custmer|costumer|cutomer|custumer)(?:{_N})|client(?:{_N}|"
+        rf"{_NESTED_N})|"
         rf"member(?:ship)?(?:{_N}|{_NESTED_N})|subscriber(?:{_N})|",
         rf"polic(?:y|ies)(?:{_N}|{_NESTED_N})|insurance(?:{_N})|contract(?:{_N})|patient(?:{_N})|",
         r"miles[ \t]*&[ \t]*more(?:[ \t_-]+(?:number|no\.?|card))?|bahncard(?:-?nummer)?|"
@@ -189,7 +194,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"polic[ye](?=[ \t]*[:#]?[ \t]*(?:[A-Z]{1,3}-?)?\d{6})|police[ \t_-]*(?:nr\.?|nummer)|"
         r"vertrag(?=[ \t:#]+\d{6})|kd\.?-?nr\.?|vers\.?-?nr\.?|(?-i:VSNR)|relatienummer|",
         r"(?:código|cod\.?|n[º°])[ \t_-]+(?:de[ \t_-]+)?cliente|"
-        r"číslo[ \t_-]+zákazníka|zákaznické[ \t_-]+číslo|ügyfél(?:szám|azonosító)|номер[ \t_-]+договора|"
+        r"číslo[ \t_-]+zákazníka|zákaznické[ \t_-]+číslo|ügyfél(?:szám(?:om|od|a|unk|uk)?|azonosító)|"
+        r"номер[ \t_-]+договора|"
         r"müşteri[ \t_-]+(?:numaras[ıi]|numaram|no)|номер[ \t_-]+клиента|mã[ \t_-]+khách[ \t_-]+hàng|"
         r"رقم[ \t_-]+(?:العميل|المشترك|الاشتراك)|מספר[ \t_-]+לקוח|(?:αριθμός|κωδικός)[ \t_-]+πελάτη|"
         r"номер[ \t_-]+(?:клієнта|абонента|договору)|(?:id|no\.?|nomor)[ \t_-]+pelanggan|pelanggan|"
@@ -251,7 +257,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?:žiro[ \t_-]+|tekući[ \t_-]+)?račun|bankverbindung|bankrekening(?:nummer)?|",
         r"kto\.?-?(?:nr\.?|nummer)|kto\.|nr\.?[ \t_-]+(?:konta|rachunku)|"
         r"číslo[ \t_-]+(?:bankovního[ \t_-]+)?účtu|č\.[ \t]?ú\.|cislo[ \t_-]+uctu|",
-        r"(?:bank)?számlaszám|р/с|л/с|расч[её]тный[ \t_-]+сч[её]т|сч[её]т|(?:номер[ \t_-]+)?рахунку|рахунок|",
+        r"(?:bank)?számlaszám(?:om|od|a|unk|uk)?|р/с|л/с|расч[её]тный[ \t_-]+сч[её]т|сч[её]т|"
+        r"(?:номер[ \t_-]+)?рахунку|рахунок|",
         r"rek\.?[ \t-]*nr\.?|(?:no\.?|nomor)[ \t_-]+rekening|rekening|rek\.?|nuban|(?-i:NEFT|IMPS|RTGS)|"
         r"(?:no\.?[ \t_-]+)?akaun|"
         r"số[ \t_-]+tài[ \t_-]+khoản|(?-i:STK)|số[ \t_-]+tk|(?-i:CCI)|účet|",

@@ -688,3 +688,14 @@ def test_a_number_named_by_a_nested_key_under_a_label(text, value):
 
 def test_a_nested_key_that_is_not_a_number_word_is_left_alone():
     assert ids_in('"customer": {"since": "20190312", "orders": 12345678}') == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("numéro d'identification fiscale 1234567890123", "1234567890123"),
+    ("numero di previdenza sociale 1234567890", "1234567890"),
+    ("numer identyfikacji podatkowej 1234567890", "1234567890"),
+    ("daňové identifikační číslo CZ12345678", "CZ12345678"),
+    ("az ügyfélszámom 88213455", "88213455"),
+])
+def test_inflected_labels(text, value):
+    assert ids_in(text) == [value]
