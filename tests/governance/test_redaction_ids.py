@@ -699,3 +699,8 @@ def test_a_nested_key_that_is_not_a_number_word_is_left_alone():
 ])
 def test_inflected_labels(text, value):
     assert ids_in(text) == [value]
+
+
+def test_a_bracketed_note_between_a_label_and_its_value_is_skipped():
+    assert ids_in("Passport [UK]: 925076473") == ["925076473"]
+    assert redact_text("Passport [UK]: 925076473").text == "Passport [UK]: [id]"
