@@ -25,15 +25,15 @@ Look-alike cases (ids "lookalike-…") expect no finding at all; any finding the
 positive, counted by look-alike category.
 
     .venv/bin/python bench/redaction_eval.py [--show SPLIT]   (dev, test, …, ids-tune2, ids-tune3, all)
-    .venv/bin/python bench/redaction_eval.py --blind [PATH]
+    .venv/bin/python bench/redaction_eval.py --blind [PATH ...]
 
 --show prints the misses and false positives of a split. No database is needed. Writes
 bench/results/redaction.json and prints Markdown tables.
 
---blind scores a held-out file (default bench/redaction_corpus/ids_blind.jsonl) that the rules
-were never tuned on, and prints and writes (bench/results/redaction_ids_blind.json) aggregate
-figures only: per kind, per id subkind and per look-alike category. It never prints a text or a
-value, so the set stays blind to whoever runs it.
+--blind scores held-out files (default bench/redaction_corpus/ids_blind.jsonl and ids_blind2.jsonl,
+each written independently of the rules and never read) and prints and writes
+(bench/results/redaction_<file>.json) aggregate figures only: per kind, per id subkind and per
+look-alike category. It never prints a text or a value, so the sets stay blind to whoever runs it.
 """
 
 from __future__ import annotations
@@ -57,9 +57,9 @@ CORPUS_DIR = ROOT / "bench" / "redaction_corpus"
 # Every labelled file but the blind one; a file that is not there yet is skipped.
 CORPORA = (CORPUS_DIR / "cases.jsonl", CORPUS_DIR / "ids_tune.jsonl", CORPUS_DIR / "ids_tune2.jsonl",
            CORPUS_DIR / "ids_tune3.jsonl")
-BLIND = CORPUS_DIR / "ids_blind.jsonl"
+# The blind files, each scored into its own results file.
+BLINDS = (CORPUS_DIR / "ids_blind.jsonl", CORPUS_DIR / "ids_blind2.jsonl")
 RESULTS = ROOT / "bench" / "results" / "redaction.json"
-BLIND_RESULTS = ROOT / "bench" / "results" / "redaction_ids_blind.json"
 SPLITS = ("dev", "test", "fresh2", "fresh3", "ids-tune", "ids-tune2", "ids-tune3")
 # "fresh": the part of "test" written after the rules were first frozen; "hardening": the part of
 # "test" that holds the shapes an outside probe found (written before the rules were changed);
@@ -351,6 +351,11 @@ def markdown(results: dict) -> str:
     return "\n".join(lines)
 
 
+def blind_results_path(path: Path) -> Path:
+    """bench/results/redaction_<file stem>.json: ids_blind.jsonl -> redaction_ids_blind.json."""
+    return ROOT / "bench" / "results" / f"redaction_{path.stem}.json"
+
+
 def blind(path: Path) -> None:
     """Score the blind file and print aggregate figures only (see the module docstring).
 
@@ -381,8 +386,9 @@ def blind(path: Path) -> None:
         "subkinds": subkind_report(cases, findings_by_id),
         "lookalikes": lookalikes,
     }
-    BLIND_RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    BLIND_RESULTS.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    results_path = blind_results_path(path)
+    results_path.parent.mkdir(parents=True, exist_ok=True)
+    results_path.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     lines = [f"Blind file {path.name}: {len(cases)} cases ({unreadable} unreadable lines), "
              f"{results['ms_per_text']} ms per text.", "",
              "| kind | expected | precision | recall |", "|---|---|---|---|"]
@@ -401,11 +407,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", choices=(*GROUPS, "all"),
                         help="print the misses and false positives of a split")
-    parser.add_argument("--blind", nargs="?", const=BLIND, type=Path, metavar="PATH",
-                        help="score a blind file, printing aggregate figures only")
+    parser.add_argument("--blind", nargs="*", type=Path, metavar="PATH",
+                        help="score the blind files (default: both), printing aggregate figures only")
     args = parser.parse_args()
-    if args.blind:
-        blind(args.blind)
+    if args.blind is not None:
+        for path in args.blind or BLINDS:
+            if path.exists():
+                blind(path)
+                print()
         return
     cases = load_cases()
     start = time.perf_counter()
