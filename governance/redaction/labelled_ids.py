@@ -391,6 +391,9 @@ def _lower_case_identifier(value: str, digits: int, label: str) -> bool:
 def _far_after(text: str, position: int) -> tuple[int, int] | None:
     """The first number in the rest of the sentence after a label, if only words stand between."""
     stop = _SENTENCE_END.search(text, position)
+    # A question answered right after it: "can u send the acct again? think it was 31926819".
+    if stop and text[stop.start()] == "?" and _ANSWER.match(text, stop.end()):
+        stop = _SENTENCE_END.search(text, stop.end())
     limit = min(stop.start() if stop else len(text), position + _FAR_REACH)
     for token in _TOKEN.finditer(text, position, limit):
         if not any(ch.isdigit() for ch in token.group()):
@@ -424,6 +427,13 @@ def _far_before(text: str, position: int) -> tuple[int, int] | None:
     if first.start() > 0 and text[first.start() - 1] in "-/_.":
         return None
     return first.start(), token.end()
+
+
+_ANSWER = re.compile(
+    r"[ \t]*(?:(?:i[ \t]+)?think[ \t]+)?(?:it['’]?s|it[ \t]+(?:is|was)|that['’]?s|that[ \t]+(?:is|was)|"
+    r"es|c['’]est|ist|è|é)[ \t]",
+    re.IGNORECASE,
+)
 
 
 def _only_words(between: str) -> bool:

@@ -704,3 +704,9 @@ def test_inflected_labels(text, value):
 def test_a_bracketed_note_between_a_label_and_its_value_is_skipped():
     assert ids_in("Passport [UK]: 925076473") == ["925076473"]
     assert redact_text("Passport [UK]: 925076473").text == "Passport [UK]: [id]"
+
+
+def test_a_question_answered_in_the_next_sentence():
+    assert ids_in("hey can u send the acct again? think it was 31926819") == ["31926819"]
+    assert ids_in("my customer number? it's 88213455") == ["88213455"]
+    assert ids_in("which account? I paid 31926819 wait no") == []
