@@ -33,9 +33,13 @@ _NESTED_N = (
 # or a digit must follow, because in lower case several are words ("sin", "nie", "ein", "pan").
 _THEN_VALUE = (
     r"(?=[ \t]*[:#=]|[ \t_-]*(?:no\.?|nr\.?|number|num\.?)(?![^\W_])|[ \t]+(?:(?:is|was)[ \t]+)?\d|"
-    r"[ \t]+[-–—][ \t]+\d)"
+    r"[ \t]+[-–—][ \t]+(?:it['’]?s[ \t]+)?\d|[ \t]+(?:de|del|da|do|du)[ \t][^\n:\d]{0,30}:)"
 )
-_THEN_SIGN = r"(?=[ \t]*[:#=]|[ \t_-]*(?:no\.?|nr\.?|number|num\.?)(?![^\W_])|[ \t]+(?:is|was)[ \t]+\d)"
+# (Or a number of nine digits or more written in groups: "sin 259 442 176", "ein 50-6000165".)
+_THEN_SIGN = (
+    r"(?=[ \t]*[:#=]|[ \t_-]*(?:no\.?|nr\.?|number|num\.?)(?![^\W_])|[ \t]+(?:is|was)[ \t]+\d|"
+    r"[ \t]+\(?\d{2,3}[ -]\d{3}[ -]?\d{3,7}(?!\d))"
+)
 
 # subkind -> label alternatives (regex fragments, matched case-insensitively between word boundaries)
 LABELS: dict[str, tuple[str, ...]] = {
@@ -98,12 +102,13 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?-i:NI)(?=[ \t]*[:#])|s\.s\.n\.?|d\.n\.i\.?|c\.p\.f\.?|n\.i\.e\.?|n\.i\.n\.?(?=[ \t]*[:#])|",
         r"cart[ãa]o[ \t_-]+(?:de[ \t_-]+)?cidad[ãa]o|bilhete[ \t_-]+de[ \t_-]+identidade|",
         r"(?:numéro|n[°º]|no\.?)[ \t_-]+de[ \t_-]+sécu|"
-        r"(?:south[ \t_-]+african|sa)[ \t_-]+id(?:entity)?(?:[ \t_-]+number)?|",
+        r"(?:south[ \t_-]+african|sa)[ \t_-]+id(?:entity)?(?:[ \t_-]+number)?",
     ),
     "passport": (
         rf"passport(?:{_N})?|passports|pass\.?-?nr\.?|pass-?nummer|passnummer|reisepass(?:nummer|-?nr\.?)?|",
         r"(?:numéro|n[°º]|no\.?)[ \t_-]+(?:de[ \t_-]+|du[ \t_-]+)?passeport|passeport|",
-        r"(?-i:Pass)(?=[ \t_-]+[A-Z]{0,2}\d)|(?:número[ \t_-]+de[ \t_-]+)?pasaporte|"
+        r"(?-i:Pass)(?=[ \t_-]+[A-Z]{0,2}\d)|pass(?=[ \t]+[A-Z]{1,2}\d{6,8}(?![\w-]))|"
+        r"(?:número[ \t_-]+de[ \t_-]+)?pasaporte|"
         r"(?:numero[ \t_-]+(?:di|del)[ \t_-]+)?passaporto|passaporte|",
         r"(?:numer[ \t_-]+)?paszport(?:u)?|paspoort(?:nummer)?|passi|pasaport|(?:номер[ \t_-]+)?паспорта?|"
         r"διαβατήριο|διαβατηρίου|דרכון|جواز[ \t_-]+السفر|(?:شماره[ \t_-]+)?(?:گذرنامه|پاسپورت)|"
@@ -150,14 +155,15 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"compan(?:y|ies)[ \t_-]+(?:reg(?:istration)?\.?[ \t_-]+)?(?:number|no\.?|nr\.?)|",
         rf"business(?:[ \t_-]+(?:number|no\.?|registration(?:{_N})?))|(?-i:RFC)|(?-i:CNPJ)|cnpj|"
         rf"kvk(?:-?nummer)?|"
-        rf"(?-i:CVR)(?:-?(?:nr\.?|nummer))?|(?-i:SE)-?(?:nr\.?|nummer)|",
+        rf"(?-i:CVR)(?:-?(?:nr\.?|nummer))?|cvr-?(?:nr\.?|nummer)|(?-i:SE)-?(?:nr\.?|nummer)|",
         r"partita[ \t_-]+iva|p\.[ \t]?iva|",
         r"(?-i:NIP)|regon|btw(?:-?(?:nummer|nr\.?|id))?|fiscaal[ \t_-]+nummer|rsin|",
         r"organisationsnummer|org\.?[ \t]?nr\.?|(?-i:ΑΦΜ|ИНН)|vergi(?:[ \t_-]+(?:kimlik|numarası|no))+|"
         r"momsnummer|moms(?:-?nr\.?)|skattenummer|skatteregistreringsnummer|y-tunnus|alv-?numero|",
         rf"gst(?:in)?(?:{_N})?|(?-i:ABN|ACN|IRD|NPWP|INN)(?:{_N})?|(?-i:PAN)(?:[ \t_-]+card)?(?:{_N})?|",
         rf"(?:itin|utr|tfn|cuit|cuil|nif|cif|ruc|abn|acn|ird|npwp|nipc|nuit|ntn){_THEN_VALUE}|",
-        rf"(?:ein|tin|pan|rut|nit|inn|rfc){_THEN_SIGN}|",
+        rf"(?:ein|tin|pan|rut|nit|inn|rfc){_THEN_SIGN}|rfc(?=[ \t]+[A-Za-z&Ññ]{{3,4}}\d{{6}})|"
+        rf"nip{_THEN_VALUE}|",
         r"st\.?-?nr\.?|(?-i:UID)(?:-?(?:nummer|nr\.?))?|"
         r"mwst-?(?:nr\.?|nummer)|(?-i:MST)|mã[ \t_-]+số[ \t_-]+thuế|",
         r"(?-i:DIČ|IČO|IČ[ \t]DPH|DIC|ICO)|adószám(?:om|od|a|unk|uk)?|"
@@ -238,7 +244,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?:número[ \t_-]+da[ \t_-]+)?conta(?:[ \t_-]+(?:corrente|bancária|poupança))?|",
         r"(?:номер[ \t_-]+)?(?:лицевого[ \t_-]+)?сч[её]та|hesap(?:[ \t_-]+(?:no|numarası))?|",
         r"(?:numéro|n[°º]|no\.?)[ \t_-]+de[ \t_-]+compte|compte[ \t_-]+(?:bancaire|n[°º])|(?-i:RIB)|compte|",
-        r"(?:número|n[º°.]?|no\.?)[ \t_-]+de[ \t_-]+cuenta|cuenta(?:[ \t_-]+bancaria)?|clabe|(?-i:CBU)|",
+        rf"(?:número|n[º°.]?|no\.?)[ \t_-]+de[ \t_-]+cuenta|cuenta(?:[ \t_-]+bancaria)?|clabe|(?-i:CBU)|"
+        rf"cbu{_THEN_VALUE}|",
         r"(?:numero|n\.)[ \t_-]+(?:di[ \t_-]+)?conto(?:[ \t_-]+corrente)?|conto[ \t_-]+corrente|",
         r"rekening-?(?:nummer|nr\.?)|rekeningnummer|",
         r"numer[ \t_-]+(?:konta|rachunku)|rachunek(?:[ \t_-]+bankowy)?|",
@@ -275,11 +282,12 @@ LABELS: dict[str, tuple[str, ...]] = {
     # and digits that name a branch in a public directory, is left alone.
     "routing_code": (
         rf"routing(?:[ \t_-]+(?:transit))?(?:{_N})?|"
-        rf"(?-i:ABA|RTN)(?:{_N})?|aba[ \t_-]+(?:routing|number|no\.?)|",
+        rf"(?-i:ABA|RTN)(?:{_N})?|aba[ \t_-]+(?:routing|number|no\.?)|aba{_THEN_VALUE}|",
         rf"sort[ \t_-]*code|sort(?=[ \t:]+\d{{2}}-?\d{{2}}-?\d{{2}}(?!\d))|"
         rf"s/c|(?-i:BSB)(?:{_N})?|bsb{_THEN_VALUE}|",
         r"transit(?:[ \t_-]+(?:number|no\.?|#))?|institution(?:[ \t_-]+(?:number|no\.?|#|code))?|",
-        r"(?-i:BLZ|БИК|BIK)|бик|bankleitzahl|clearing-?(?:nummer|nr\.?|number|no\.?)|clearingnummer|"
+        rf"(?-i:BLZ|БИК|BIK)|бик|blz{_THEN_VALUE}|bankleitzahl|clearing-?(?:nummer|nr\.?|number|no\.?)|"
+        r"clearingnummer|"
         r"reg\.?[ \t_-]*nr\.?|",
         r"agência|ag\.|sucursal|branch[ \t_-]+(?:code|number|no\.?)",
     ),

@@ -101,7 +101,7 @@ _CURRENCIES = (
 QUANTITY_AFTER = re.compile(
     r"[ \t]*(?:%|€|\$|£|¥|₽|₹|₺|₩|₪|₫|₱|฿|₴|₦|₸|"
     rf"(?:{_CURRENCIES}|points?|pts|punkte|miles|meilen|pontos|puntos|"
-    r"mm|cm|km|kg|mb|gb|kb|ms|px)(?![^\W_]))",
+    r"mm|cm|km|kg|mb|gb|kb|ms|px|bytes?|bits?)(?![^\W_]))",
     re.IGNORECASE,
 )
 # A count noun after a plain number ("1200 accounts", "48 pages"); after a grouped code such as a
@@ -524,9 +524,8 @@ def _table_columns(text: str) -> Iterator[Candidate]:
         columns = {}
         for number, cell in enumerate(cells):
             # The first cell may follow a caption: "crm_export.csv: customer_no,segment".
-            name = cell.rsplit(": ", 1)[-1].strip().strip("\"'")
-            first_word = _WORD.match(name)
-            if not first_word or not may_start_label(first_word.group()):
+            name = re.split(r": | - ", cell)[-1].strip().strip("\"'")
+            if not any(may_start_label(word) for word in _WORD.findall(name)):
                 continue
             label = LABEL.fullmatch(name) or _label_in_header(name)
             if label:

@@ -710,3 +710,27 @@ def test_a_question_answered_in_the_next_sentence():
     assert ids_in("hey can u send the acct again? think it was 31926819") == ["31926819"]
     assert ids_in("my customer number? it's 88213455") == ["88213455"]
     assert ids_in("which account? I paid 31926819 wait no") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("the bank asked for my sin (419 548 193) to open a tfsa", "419 548 193"),
+    ("please record it: ein 50-6000165 for the llc", "50-6000165"),
+    ("new job wants my tfn — it's 802 158 173", "802 158 173"),
+    ("schweizer pass J7184221, ablaufdatum 2032", "J7184221"),
+    ("necesito factura a mi rfc MDTD8507129M1", "MDTD8507129M1"),
+    ("nif de la sociedad: B27799295.", "B27799295"),
+    ("te paso mi cbu: 9061161409901854403122", "9061161409901854403122"),
+    ("cvr-nr. 86841169 på fakturaen", "86841169"),
+])
+def test_lower_case_acronyms_before_a_long_number_or_a_sign(text, value):
+    assert ids_in(text) == [value]
+
+
+@pytest.mark.parametrize("text", ["sin 10.000.000 de pesos", "sin 12 345 678 euros", "rfc 2616 and rfc 7231"])
+def test_lower_case_acronyms_that_are_words_leave_amounts_and_standards_alone(text):
+    assert ids_in(text) == []
+
+
+def test_a_table_after_a_caption_and_a_dash_or_a_leading_word():
+    assert ids_in("crm_export.csv - customer_no,segment\nC1849451,SMB\n") == ["C1849451"]
+    assert ids_in("fyi customer_id,plan,mrr\nC855797091,pro,49\n") == ["C855797091"]
