@@ -297,7 +297,7 @@ def _value_after(text: str, position: int) -> tuple[int, int, int] | None:
         position = filler.end()
     if fillers > 2 and not text[:position].rstrip().endswith(":"):
         return None
-    if position < len(text) and text[position] in " \t":
+    while position < len(text) and text[position] in " \t":  # "Numéro de client  021659871"
         position += 1
     token = _TOKEN.match(text, position)
     if not token:

@@ -734,3 +734,8 @@ def test_lower_case_acronyms_that_are_words_leave_amounts_and_standards_alone(te
 def test_a_table_after_a_caption_and_a_dash_or_a_leading_word():
     assert ids_in("crm_export.csv - customer_no,segment\nC1849451,SMB\n") == ["C1849451"]
     assert ids_in("fyi customer_id,plan,mrr\nC855797091,pro,49\n") == ["C855797091"]
+
+
+def test_a_label_and_its_value_apart_by_several_spaces():
+    assert ids_in("Numéro de client  021659871") == ["021659871"]
+    assert ids_in("Numéro de passeport   61JZ96308 (délivré à Lyon).") == ["61JZ96308"]
