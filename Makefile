@@ -30,7 +30,7 @@ test: install
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	$(BIN)/pytest
+	$(BIN)/pytest --durations=15
 	$(BIN)/python -m tests.lanes
 
 # Only the lanes: Redis, an external Postgres, a streaming replica (tests/lanes/__main__.py).

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from django.conf import settings
 from rest_framework.test import APIClient
@@ -9,6 +11,29 @@ from rest_framework.test import APIClient
 from tests.factories import SpaceFactory, UserFactory
 from tests.personas import client_for
 from tests.queue import purge_queue
+
+# pytest-django's fixtures through which a test reaches the test database.
+DATABASE_FIXTURES = frozenset({
+    "db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback", "live_server",
+})
+
+
+def reaches_the_test_database(item: pytest.Item) -> bool:
+    fixtures = set(getattr(item, "fixturenames", ()))
+    return bool(DATABASE_FIXTURES & fixtures) or item.get_closest_marker("django_db") is not None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # A lane that runs the suite against another Postgres (tests/lanes, external) gains
+    # nothing from a test that never reaches the test database: its result cannot differ
+    # there. Tests that start a Postgres of their own bring it along whatever the lane.
+    if not os.environ.get("SAM_LANE_DATABASE_TESTS_ONLY"):
+        return
+    kept = [item for item in items if reaches_the_test_database(item)]
+    dropped = [item for item in items if not reaches_the_test_database(item)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:

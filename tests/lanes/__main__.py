@@ -7,10 +7,14 @@ its output shown when it ends: the redis lane mostly waits on job schedulers, th
 lane mostly computes, so together they take about as long as the longer of the two.
 
 - redis: the queue and cache tests, with django-q2 on a Redis broker and the shared cache on
-  Redis (`SAM_Q_BROKER=redis`, `SAM_CACHE_URL`), a private redis-server (the system package).
-- external: the whole suite (but the browser and schema-fuzz runs and the role matrix, which do
-  not touch the database differently) against a Postgres reached over TCP with a password, as a role that is
-  not a superuser, through `DATABASE_URL`; the vector extension is created by the superuser.
+  Redis (`SAM_Q_BROKER=redis`, `SAM_CACHE_URL`), a private redis-server (the system package);
+  the cache tests and the job-cluster tests run at once, each with its own test database and
+  Redis databases, on the checkout's embedded Postgres.
+- external: every test that reaches the test database (but the browser and schema-fuzz runs
+  and the role matrix, which do not touch it differently) against a Postgres reached over TCP
+  with a password, as a role that is not a superuser, through `DATABASE_URL`; the vector
+  extension is created by the superuser. A test that never reaches the test database cannot
+  answer differently there and is left out (tests/conftest.py).
 - replica: the replica tests (`-m replica`) with `SAM_REPLICA_URL` on a streaming replica
   cloned with pg_basebackup.
 
@@ -26,12 +30,40 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.lanes.servers import PostgresCluster, RedisServer
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_ROLE, APP_PASSWORD, APP_DATABASE = "sam", "lane-app-pw", "sam"
+
+
+@dataclass(frozen=True)
+class Run:
+    """One pytest run of a lane: its arguments, its own environment, its name in the output."""
+
+    arguments: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    label: str = ""
+
+
+@contextmanager
+def embedded_postgres_running() -> Iterator[None]:
+    """The checkout's embedded Postgres up for the lane's runs, stopped after if we started it.
+
+    Several pytest runs share it at once; a run that started it would stop it at its end
+    (tests/conftest.py) under the feet of the others.
+    """
+    manage = [sys.executable, "manage.py", "sam_db"]
+    status = subprocess.run([*manage, "status"], cwd=ROOT, capture_output=True, text=True, check=True)
+    was_running = status.stdout.strip() == "running"
+    subprocess.run([*manage, "start"], cwd=ROOT, capture_output=True, check=True)
+    try:
+        yield
+    finally:
+        if not was_running:
+            subprocess.run([*manage, "stop"], cwd=ROOT, capture_output=True, check=False)
 
 
 def _postgres(root: Path, stack: ExitStack) -> PostgresCluster:
@@ -54,30 +86,37 @@ def _postgres(root: Path, stack: ExitStack) -> PostgresCluster:
 
 
 @contextmanager
-def redis_lane(tmp: Path) -> Iterator[tuple[dict[str, str], list[list[str]]]]:
+def redis_lane(tmp: Path) -> Iterator[tuple[dict[str, str], list[Run]]]:
     with ExitStack() as stack:
         redis = RedisServer(root=tmp / "redis")
         redis.start()
         stack.callback(redis.stop)
-        env = {"SAM_Q_BROKER": "redis", "SAM_REDIS_URL": redis.url(0), "SAM_CACHE_URL": redis.url(1)}
-        yield env, [
-            ["tests/retrieval", "tests/test_health.py", "tests/test_metrics.py",
-             "tests/test_query_counts.py"],
-            ["-m", "cluster or redis"],
+        stack.enter_context(embedded_postgres_running())
+        # Two runs at once, each with its own test database and its own pair of Redis
+        # databases: the job-cluster tests mostly wait for schedulers, the cache tests compute.
+        yield {"SAM_Q_BROKER": "redis"}, [
+            Run(["tests/retrieval", "tests/test_health.py", "tests/test_metrics.py",
+                 "tests/test_query_counts.py", "-m", "not cluster and not redis"],
+                {"SAM_REDIS_URL": redis.url(0), "SAM_CACHE_URL": redis.url(1)}, "cache"),
+            Run(["-m", "cluster or redis"],
+                {"SAM_REDIS_URL": redis.url(2), "SAM_CACHE_URL": redis.url(3)}, "jobs"),
         ]
 
 
 @contextmanager
-def external_lane(tmp: Path) -> Iterator[tuple[dict[str, str], list[list[str]]]]:
+def external_lane(tmp: Path) -> Iterator[tuple[dict[str, str], list[Run]]]:
     with ExitStack() as stack:
         primary = _postgres(tmp / "external", stack)
-        env = {"DATABASE_URL": primary.url(APP_DATABASE, user=APP_ROLE, password=APP_PASSWORD)}
+        env = {"DATABASE_URL": primary.url(APP_DATABASE, user=APP_ROLE, password=APP_PASSWORD),
+               # Only the tests that reach the test database (tests/conftest.py): the others
+               # cannot answer differently on another Postgres.
+               "SAM_LANE_DATABASE_TESTS_ONLY": "1"}
         # The job-cluster tests reach the database as the rest do; the redis lane runs them.
-        yield env, [["-m", "not browser and not schema_fuzz and not cluster and not matrix"]]
+        yield env, [Run(["-m", "not browser and not schema_fuzz and not cluster and not matrix"])]
 
 
 @contextmanager
-def replica_lane(tmp: Path) -> Iterator[tuple[dict[str, str], list[list[str]]]]:
+def replica_lane(tmp: Path) -> Iterator[tuple[dict[str, str], list[Run]]]:
     with ExitStack() as stack:
         primary = _postgres(tmp / "primary", stack)
         standby = primary.replica(tmp / "standby")
@@ -89,12 +128,12 @@ def replica_lane(tmp: Path) -> Iterator[tuple[dict[str, str], list[list[str]]]]:
             # The replica tests stop and start the standby themselves.
             "SAM_LANE_REPLICA_ROOT": str(standby.root), "SAM_LANE_REPLICA_PORT": str(standby.port),
         }
-        yield env, [["-m", "replica"]]
+        yield env, [Run(["-m", "replica"])]
 
 
 # A lane: its servers, started for as long as its pytest runs last; yields the environment
-# and the pytest argument lists to run.
-Lane = Callable[[Path], AbstractContextManager[tuple[dict[str, str], list[list[str]]]]]
+# and the pytest runs, which go at once when there are several.
+Lane = Callable[[Path], AbstractContextManager[tuple[dict[str, str], list[Run]]]]
 LANES: dict[str, Lane] = {
     "redis": redis_lane, "external": external_lane, "replica": replica_lane,
 }
@@ -106,13 +145,36 @@ def run(name: str, extra: list[str]) -> int:
         root = Path(tmp)
         root.chmod(0o755)  # the server's own user must reach its folders below
         with LANES[name](root) as (env, runs):
-            environment = {**os.environ, **env, "SAM_TEST_DB_SUFFIX": f"_lane_{name}"}
-            for arguments in runs:
-                command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *arguments, *extra]
-                code = subprocess.call(command, cwd=ROOT, env=environment)
-                if code != 0:
-                    return code
-    return 0
+            if len(runs) == 1:
+                only = runs[0]
+                return subprocess.call(_pytest(only, extra), cwd=ROOT, env=_environment(name, env, only))
+            return _run_at_once(name, env, runs, extra, root)
+
+
+def _pytest(lane_run: Run, extra: list[str]) -> list[str]:
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=10",
+            *lane_run.arguments, *extra]
+
+
+def _environment(name: str, env: dict[str, str], lane_run: Run) -> dict[str, str]:
+    suffix = f"_lane_{name}" + (f"_{lane_run.label}" if lane_run.label else "")
+    return {**os.environ, **env, **lane_run.env, "SAM_TEST_DB_SUFFIX": suffix}
+
+
+def _run_at_once(name: str, env: dict[str, str], runs: list[Run], extra: list[str], root: Path) -> int:
+    started = []
+    for lane_run in runs:
+        log = (root / f"pytest-{lane_run.label}.log").open("w")
+        process = subprocess.Popen(_pytest(lane_run, extra), cwd=ROOT, env=_environment(name, env, lane_run),
+                                   stdout=log, stderr=subprocess.STDOUT)
+        started.append((lane_run, process, log))
+    code = 0
+    for lane_run, process, log in started:
+        code = process.wait() or code
+        log.close()
+        print(f"--- {name}: {lane_run.label} ---", flush=True)
+        print(Path(log.name).read_text(), end="", flush=True)
+    return code
 
 
 def main(argv: list[str]) -> int:
