@@ -153,6 +153,13 @@ def vector_search(scope: Scope, vector: str, limit: int) -> tuple[list[str], Vec
     and an iterative scan that comes back short (the walk hit hnsw.max_scan_tuples before
     `limit` rows passed) means the filtered set is small enough to rank exactly.
     """
+    # The settings hold for the surrounding transaction; a caller without one gets its own
+    # here (no savepoint inside one: nothing to roll back).
+    with transaction.atomic(using=read_alias(), savepoint=False):
+        return _vector_search(scope, vector, limit)
+
+
+def _vector_search(scope: Scope, vector: str, limit: int) -> tuple[list[str], VectorPlan]:
     config = settings.SAM_RECALL
     use_hnsw_settings(limit)
     if not scope.filters.narrows:
