@@ -192,10 +192,13 @@ def use_hnsw_settings(limit: int) -> None:
     config = settings.SAM_RECALL
     ef_search = max(limit, int(config["HNSW_EF_SEARCH"]))
     with reading_connection.cursor() as cursor:
-        cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
-        cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
-        cursor.execute("SELECT set_config('hnsw.max_scan_tuples', %s, true)",
-                       [str(int(config["HNSW_MAX_SCAN_TUPLES"]))])
+        # One round trip for the three.
+        cursor.execute(
+            "SELECT set_config('hnsw.ef_search', %s, true), "
+            "set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+            "set_config('hnsw.max_scan_tuples', %s, true)",
+            [str(ef_search), str(int(config["HNSW_MAX_SCAN_TUPLES"]))],
+        )
 
 
 def filtered_rows_estimate(scope: Scope) -> int:
