@@ -56,6 +56,11 @@ class Filters:
         return bool(self.memory_type or self.kind or self.tags or self.reliability
                     or self.after or self.before)
 
+    @property
+    def indexed(self) -> bool:
+        """True when an index finds the filtered rows: the tag GIN or the (space, said at) index."""
+        return bool(self.tags or self.after or self.before)
+
 
 @dataclass(frozen=True)
 class Scope:
@@ -144,9 +149,10 @@ def vector_search(scope: Scope, vector: str, limit: int) -> tuple[list[str], Vec
     """The vector channel's ids and how it found them.
 
     Unfiltered (only spaces and access rules): the HNSW index, as before; the planner
-    already ranks a small space exactly. Under a filter (tags, memory type, kind,
-    reliability, time) the index alone returns ef_search candidates of which most fail a
-    selective filter, so the channel plans: the planner's estimate of the filtered set
+    already ranks a small space exactly. Under a filter the index alone returns ef_search
+    candidates of which most fail a selective filter. Memory type, kind or reliability
+    alone: an iterative scan. Tags or a time range, which an index finds, are planned: the
+    planner's estimate of the filtered set
     (statistics only, no rows read) picks an exact ranking of those rows when it is small
     (at most VECTOR_EXACT_MAX_ROWS), else an iterative index scan. Either path falls over
     to the other when the estimate was wrong: the exact path stops counting past the cap,
@@ -169,6 +175,11 @@ def _vector_search(scope: Scope, vector: str, limit: int) -> tuple[list[str], Ve
             "ORDER BY m.embedding <=> %s::vector LIMIT %s",
             [*params, vector, limit],
         ), VectorPlan(path="index")
+    if not scope.filters.indexed:
+        # Memory type, kind or reliability alone: no index finds those rows, so ranking them
+        # exactly would read every row of the spaces. The iterative
+        # scan answers, or the planner's own exact plan for a small space, as before.
+        return iterative_vector_candidates(scope, vector, limit), VectorPlan(path="iterative")
     cap = int(config["VECTOR_EXACT_MAX_ROWS"])
     estimate = filtered_rows_estimate(scope)
     if estimate <= cap:

@@ -139,3 +139,14 @@ def test_an_unfiltered_query_still_walks_the_index_as_before(space, vectors_stor
             before = [row[0] for row in cursor.fetchall()]
         assert plan.path == "index"
         assert found == before
+
+
+def test_a_kind_filter_no_index_finds_walks_the_index_iteratively_nearest_first(space, vectors_store):
+    scope = channels.Scope(space_ids=(space.id,), filters=channels.Filters(kind="fact"))
+    query = vectors_store["queries"][0]
+    found, plan = search(scope, query)
+    unit = query / np.linalg.norm(query)
+    distances = dict(zip(vectors_store["ids"], 1 - vectors_store["vectors"] @ unit, strict=True))
+    assert plan.path == "iterative"
+    assert len(found) == K
+    assert [distances[m] for m in found] == pytest.approx(sorted(distances[m] for m in found), abs=1e-6)
