@@ -48,6 +48,7 @@ bench: install $(VENV)/.bench-installed
 	$(BIN)/python bench/recall_quality.py
 	$(BIN)/python bench/recall_conversational.py
 	$(BIN)/python bench/recall_speed.py
+	$(BIN)/python bench/filtered_recall.py
 	$(BIN)/python bench/prd_resume.py
 	$(BIN)/python bench/prd_lifecycle.py
 	$(BIN)/python bench/redaction_eval.py

@@ -50,6 +50,17 @@ class Filters:
     before: datetime | None = None
     include_archived: bool = False
 
+    @property
+    def narrows(self) -> bool:
+        """True when a filter beyond spaces and access rules narrows the rows (archived ones widen)."""
+        return bool(self.memory_type or self.kind or self.tags or self.reliability
+                    or self.after or self.before)
+
+    @property
+    def indexed(self) -> bool:
+        """True when an index finds the filtered rows: the tag GIN or the (space, said at) index."""
+        return bool(self.tags or self.after or self.before)
+
 
 @dataclass(frozen=True)
 class Scope:
@@ -112,24 +123,154 @@ def _ids(sql: str, params: list[Any]) -> list[str]:
         return [row[0] for row in cursor.fetchall()]
 
 
-def vector_candidates(scope: Scope, vector: str, limit: int) -> list[str]:
-    """Nearest neighbours by cosine distance through the HNSW index.
+@dataclass(frozen=True)
+class VectorPlan:
+    """How the vector channel ranked one query.
 
-    Iterative index scans (pgvector ≥ 0.8) keep recall up when filters are selective:
-    the index keeps scanning until `limit` rows pass the filter.
+    path: "index" (no filter narrows the scope: the HNSW index, as the planner picks),
+    "exact" (every row of a small filtered set ranked by distance), or "iterative" (an
+    iterative HNSW scan that keeps walking until enough rows pass the filter).
+    estimated_rows: the planner's estimate of the filtered set (None on the "index" path).
+    filtered_rows: the rows the exact path counted (None when it did not run, or when it
+    found more than the cap and handed over to the iterative scan).
     """
-    where, params = scope.where()
-    ef_search = max(limit, int(settings.SAM_RECALL["HNSW_EF_SEARCH"]))
-    with reading_connection.cursor() as cursor:
-        # SET LOCAL lasts until the end of the surrounding transaction (the caller's atomic).
-        cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
-        cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
-        cursor.execute(
+
+    path: str
+    estimated_rows: int | None = None
+    filtered_rows: int | None = None
+
+
+def vector_candidates(scope: Scope, vector: str, limit: int) -> list[str]:
+    """Nearest neighbours by cosine distance, nearest first (ties by id)."""
+    return vector_search(scope, vector, limit)[0]
+
+
+def vector_search(scope: Scope, vector: str, limit: int) -> tuple[list[str], VectorPlan]:
+    """The vector channel's ids and how it found them.
+
+    Unfiltered (only spaces and access rules): the HNSW index, as before; the planner
+    already ranks a small space exactly. Under a filter the index alone returns ef_search
+    candidates of which most fail a selective filter. Memory type, kind or reliability
+    alone: an iterative scan. Tags or a time range, which an index finds, are planned: the
+    planner's estimate of the filtered set
+    (statistics only, no rows read) picks an exact ranking of those rows when it is small
+    (at most VECTOR_EXACT_MAX_ROWS), else an iterative index scan. Either path falls over
+    to the other when the estimate was wrong: the exact path stops counting past the cap,
+    and an iterative scan that comes back short (the walk hit hnsw.max_scan_tuples before
+    `limit` rows passed) means the filtered set is small enough to rank exactly.
+    """
+    # The settings hold for the surrounding transaction; a caller without one gets its own
+    # here (no savepoint inside one: nothing to roll back).
+    with transaction.atomic(using=read_alias(), savepoint=False):
+        return _vector_search(scope, vector, limit)
+
+
+def _vector_search(scope: Scope, vector: str, limit: int) -> tuple[list[str], VectorPlan]:
+    config = settings.SAM_RECALL
+    use_hnsw_settings(limit)
+    if not scope.filters.narrows:
+        where, params = scope.where()
+        return _ids(
             f"SELECT m.id FROM {MEMORY} m WHERE {where} AND m.embedding IS NOT NULL "
             "ORDER BY m.embedding <=> %s::vector LIMIT %s",
             [*params, vector, limit],
+        ), VectorPlan(path="index")
+    if not scope.filters.indexed:
+        # Memory type, kind or reliability alone: no index finds those rows, so ranking them
+        # exactly would read every row of the spaces. The iterative
+        # scan answers, or the planner's own exact plan for a small space, as before.
+        return iterative_vector_candidates(scope, vector, limit), VectorPlan(path="iterative")
+    cap = int(config["VECTOR_EXACT_MAX_ROWS"])
+    estimate = filtered_rows_estimate(scope)
+    if estimate <= cap:
+        found, counted = exact_vector_candidates(scope, vector, limit, cap=cap)
+        if counted <= cap:
+            return found, VectorPlan(path="exact", estimated_rows=estimate, filtered_rows=counted)
+    found = iterative_vector_candidates(scope, vector, limit)
+    if len(found) < limit and estimate > cap:
+        exact, counted = exact_vector_candidates(scope, vector, limit, cap=cap)
+        if counted <= cap:
+            return exact, VectorPlan(path="exact", estimated_rows=estimate, filtered_rows=counted)
+    return found, VectorPlan(path="iterative", estimated_rows=estimate)
+
+
+def use_hnsw_settings(limit: int) -> None:
+    """ef_search, relaxed_order iterative scans and the scan cap for the rest of the transaction.
+
+    SET LOCAL lasts until the end of the surrounding transaction (the caller's atomic); the
+    passage channel runs after the vector channel under the same settings.
+    """
+    config = settings.SAM_RECALL
+    ef_search = max(limit, int(config["HNSW_EF_SEARCH"]))
+    with reading_connection.cursor() as cursor:
+        # One round trip for the three.
+        cursor.execute(
+            "SELECT set_config('hnsw.ef_search', %s, true), "
+            "set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+            "set_config('hnsw.max_scan_tuples', %s, true)",
+            [str(ef_search), str(int(config["HNSW_MAX_SCAN_TUPLES"]))],
         )
-        return [row[0] for row in cursor.fetchall()]
+
+
+def filtered_rows_estimate(scope: Scope) -> int:
+    """The planner's estimate of the rows with a vector the scope lets through.
+
+    From the table's statistics (most common tags and values, histograms), so it costs a
+    plan, not a scan (well under a millisecond). It assumes the filters independent: a tag
+    common elsewhere but rare in the scope's spaces is overestimated, which the short
+    iterative scan catches (vector_search).
+    """
+    where, params = scope.where()
+    with reading_connection.cursor() as cursor:
+        cursor.execute(
+            f"EXPLAIN (FORMAT JSON) SELECT 1 FROM {MEMORY} m WHERE {where} AND m.embedding IS NOT NULL",
+            params,
+        )
+        plan = cursor.fetchone()[0]
+    if isinstance(plan, str):
+        plan = json.loads(plan)
+    return int(plan[0]["Plan"]["Plan Rows"])
+
+
+def exact_vector_candidates(scope: Scope, vector: str, limit: int, *, cap: int) -> tuple[list[str], int]:
+    """The exact nearest `limit` of the scope's rows, and how many rows it counted.
+
+    The inner query reads at most cap + 1 filtered rows through the filter's indexes (the
+    tag GIN, the said-at index) and has no ORDER BY on distance, so the HNSW index cannot
+    serve it; the outer sort ranks them all. More than `cap` rows: ([], cap + 1), for the
+    caller to use the index instead.
+    """
+    where, params = scope.where()
+    with reading_connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT f.id, f.counted FROM ("
+            "SELECT r.id, r.embedding <=> %s::vector AS distance, count(*) OVER () AS counted FROM ("
+            f"SELECT m.id, m.embedding FROM {MEMORY} m WHERE {where} AND m.embedding IS NOT NULL "
+            "LIMIT %s) r) f ORDER BY f.distance, f.id LIMIT %s",
+            [vector, *params, cap + 1, limit],
+        )
+        rows = cursor.fetchall()
+    counted = int(rows[0][1]) if rows else 0
+    if counted > cap:
+        return [], counted
+    return [row[0] for row in rows], counted
+
+
+def iterative_vector_candidates(scope: Scope, vector: str, limit: int) -> list[str]:
+    """The nearest `limit` rows through an iterative HNSW scan, re-sorted by exact distance.
+
+    Needs use_hnsw_settings in the same transaction. relaxed_order lets the walk hand back
+    rows slightly out of order; the materialised CTE keeps the index scan inside it, and the
+    outer sort by distance then id makes the order exact and the same on every run over the
+    same index.
+    """
+    where, params = scope.where()
+    return _ids(
+        f"WITH near AS MATERIALIZED (SELECT m.id, m.embedding <=> %s::vector AS distance FROM {MEMORY} m "
+        f"WHERE {where} AND m.embedding IS NOT NULL ORDER BY m.embedding <=> %s::vector LIMIT %s) "
+        "SELECT id FROM near ORDER BY distance, id",
+        [vector, *params, vector, limit],
+    )
 
 
 def passage_candidates(scope: Scope, vector: str, limit: int) -> list[str]:

@@ -308,6 +308,8 @@ class _RecallSettings(TypedDict):
     BM25_B: float
     SHORT_TEXT_LEXEMES: int
     HNSW_EF_SEARCH: int
+    HNSW_MAX_SCAN_TUPLES: int
+    VECTOR_EXACT_MAX_ROWS: int
     DEDUPE_COSINE: float
     DIVERSITY_COSINE: float
 
@@ -411,6 +413,14 @@ SAM_RECALL: _RecallSettings = {
     # Memories with fewer distinct words than this count in proportion ("Talk soon!"); 0: off.
     "SHORT_TEXT_LEXEMES": env_int("SAM_RECALL_SHORT_TEXT_LEXEMES", 6),
     "HNSW_EF_SEARCH": env_int("SAM_RECALL_HNSW_EF_SEARCH", 100),
+    # How many index tuples an iterative HNSW scan may visit before it gives up on rows
+    # passing a filter (pgvector's hnsw.max_scan_tuples; its default is 20,000).
+    "HNSW_MAX_SCAN_TUPLES": env_int("SAM_RECALL_HNSW_MAX_SCAN_TUPLES", 20000),
+    # A filtered vector query whose filtered set holds at most this many rows is ranked
+    # exactly over those rows instead of through the HNSW index (retrieval.channels). Exact
+    # ranking costs ~4.5 µs of CPU a row (bench/filtered_recall.py); 12,000 keeps a tag on
+    # 1% of a million memories exact at ~55 ms.
+    "VECTOR_EXACT_MAX_ROWS": env_int("SAM_RECALL_VECTOR_EXACT_MAX_ROWS", 12000),
     "DEDUPE_COSINE": 0.95,
     "DIVERSITY_COSINE": 0.90,
 }
