@@ -60,8 +60,12 @@ def _with_live_connection(work: Callable[[], T]) -> T:
 
 def memory_embed(*, memory_ids: list[str], attempt: int = 1) -> dict:
     """Embed these memories for up to the job's time budget; queue a follow-up for the rest."""
+    began = time.monotonic()
+    pacer = embedding_jobs.embed_pacer()
     outcome = _with_live_connection(lambda: embedding_jobs.memories_embed(
-        memory_ids=memory_ids, attempt=attempt, pacer=embedding_jobs.embed_pacer()))
+        memory_ids=memory_ids, attempt=attempt, pacer=pacer))
+    logger.info("embedded %d memories in %.1f s (last batch %.1f/s), %d left for a follow-up",
+                len(outcome.embedded), time.monotonic() - began, pacer.rate or 0, len(outcome.left))
     settle.settle(outcome.embedded)
     # Queued after this job's row locks are released (memories_embed), so the follow-up
     # never finds its own rows held.

@@ -45,12 +45,12 @@ def embed_task_timeout() -> int:
 def embed_pacer(*, budget_seconds: float | None = None, most: int | None = None) -> Pacer:
     """Batches of an embedding job: sized to commit every few seconds, within its budget.
 
-    The first batch is a quarter of a model batch (its rate is not known yet); later ones
+    The first batch is a sixteenth of a model batch (its rate is not known yet); later ones
     grow or shrink with the measured rate, up to eight model batches.
     """
     size = max(1, int(settings.SAM_EMBEDDING["BATCH_SIZE"]))
     budget = job_budget_seconds(embed_task_timeout()) if budget_seconds is None else budget_seconds
-    return Pacer(budget_seconds=budget, first=max(1, size // 4), most=most or size * 8)
+    return Pacer(budget_seconds=budget, first=max(1, size // 16), most=most or size * 8)
 
 
 def enqueue_embedding(memory_ids: list[str], *, attempt: int = 1, on_commit: bool = True) -> None:
