@@ -50,9 +50,10 @@ from django.db import connection, connections  # noqa: E402
 from django_q.conf import Conf  # noqa: E402
 from django_q.models import OrmQ, Schedule, Task  # noqa: E402
 
+from core.models import Space  # noqa: E402
 from governance.access import SYSTEM  # noqa: E402
 from memories import services  # noqa: E402
-from memories.models import Memory, Space  # noqa: E402
+from memories.models import Memory  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "embedding_budget.json"
 SPACE = "bench-budget"

@@ -72,16 +72,19 @@ class Pacer:
         self._size = max(1, min(first, self.most))
         self._deadline = time.monotonic() + budget_seconds
         self.rate: float | None = None  # items/s of the last batch
+        self.batches = 0
 
     def spent(self) -> bool:
         return time.monotonic() >= self._deadline
 
     def next_size(self) -> int:
-        """Items for the next batch; 0 once the budget is spent."""
-        return 0 if self.spent() else self._size
+        """Items for the next batch; 0 once the budget is spent. The first batch is always
+        taken, so every job moves on, however small its budget."""
+        return 0 if self.batches and self.spent() else self._size
 
     def done(self, items: int, seconds: float) -> None:
         """Record a batch: the next one is sized from its rate."""
+        self.batches += 1
         if items <= 0:
             return
         self.rate = items / max(seconds, 1e-3)

@@ -16,7 +16,7 @@ from typing import TypeVar
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
-from core.jobs import enqueue, job_budget_seconds
+from core.jobs import Pacer, enqueue, job_budget_seconds
 from governance import idempotency
 from memories import settle
 from memories.capture import jobs as capture_jobs
@@ -154,8 +154,28 @@ def chat_imports_reap() -> dict:
     return {"failed": capture_runs.reap()}
 
 
-def categories_place(*, space_id: int) -> dict:
-    """Place every memory of a space in its categories again (their keywords changed)."""
-    ids = list(Memory.objects.filter(space_id=space_id, archived=False).values_list("pk", flat=True))
-    links = sum(categories.place(ids[start:start + 1000]) for start in range(0, len(ids), 1000))
-    return {"memories": len(ids), "links": links}
+def categories_place(*, space_id: int, after: str | None = None) -> dict:
+    """Place every memory of a space in its categories again (their keywords changed).
+
+    In pk order, in batches sized from the measured rate (core.jobs.Pacer), each its own
+    commit; once the time budget is spent the rest (pks after the last one placed) go to a
+    follow-up job.
+    """
+    memories = Memory.objects.filter(space_id=space_id, archived=False).order_by("pk")
+    if after is not None:
+        memories = memories.filter(pk__gt=after)
+    ids = list(memories.values_list("pk", flat=True))
+    pacer = Pacer(budget_seconds=job_budget_seconds(), first=200, most=5000)
+    links = placed = 0
+    while placed < len(ids):
+        size = pacer.next_size()
+        if size == 0:
+            enqueue("memories.tasks.categories_place", space_id=space_id, after=ids[placed - 1],
+                    task_name=f"categories of space {space_id}, continued", group="categories")
+            break
+        batch = ids[placed:placed + size]
+        began = time.monotonic()
+        links += categories.place(batch)
+        placed += len(batch)
+        pacer.done(len(batch), time.monotonic() - began)
+    return {"memories": placed, "links": links, "left": len(ids) - placed}

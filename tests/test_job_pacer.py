@@ -1,0 +1,43 @@
+"""Batch jobs sized by their measured rate and bounded by a time budget (core.jobs)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.test import override_settings
+
+from core.jobs import Pacer, job_budget_seconds
+
+
+def test_the_budget_is_a_fraction_of_the_timeout():
+    with override_settings(SAM_JOB_BUDGET_FRACTION=0.4):
+        assert job_budget_seconds(120) == pytest.approx(48)
+    with override_settings(SAM_JOB_BUDGET_FRACTION=0.5, Q_CLUSTER={"timeout": 30}):
+        assert job_budget_seconds() == pytest.approx(15)
+
+
+def test_batches_follow_the_measured_rate_within_bounds():
+    pacer = Pacer(budget_seconds=60, first=4, most=100, commit_seconds=3)
+    assert pacer.next_size() == 4
+    pacer.done(4, 0.2)  # 20 items/s: 60 wanted in 3 s, but at most four times the last batch
+    assert pacer.next_size() == 16
+    pacer.done(16, 0.4)  # 40 items/s: 120 wanted, capped at `most`
+    assert pacer.next_size() == 64
+    pacer.done(64, 0.5)
+    assert pacer.next_size() == 100
+    pacer.done(100, 50.0)  # the worker slowed down to 2 items/s: 6 a batch
+    assert pacer.next_size() == 6
+    assert pacer.rate == pytest.approx(2.0)
+
+
+def test_no_batch_starts_once_the_budget_is_spent_but_the_first_always_does():
+    pacer = Pacer(budget_seconds=0, first=8, most=8, commit_seconds=3)
+    assert pacer.next_size() == 8  # a job always moves on
+    pacer.done(8, 0.01)
+    assert pacer.next_size() == 0
+    later = Pacer(budget_seconds=0.05, first=8, most=8, commit_seconds=3)
+    later.done(8, 0.01)
+    assert later.next_size() == 8
+    time.sleep(0.06)
+    assert later.next_size() == 0
