@@ -41,3 +41,26 @@ def test_no_batch_starts_once_the_budget_is_spent_but_the_first_always_does():
     assert later.next_size() == 8
     time.sleep(0.06)
     assert later.next_size() == 0
+
+
+@pytest.mark.django_db
+def test_word_statistics_hand_the_spaces_left_to_a_follow_up_once_the_budget_is_spent():
+    """Given three spaces and no time budget, the job recounts the first space, hands the
+    other two to a follow-up (run inline in the suite), and every space ends up recounted."""
+    from retrieval.models import SpaceTextStats
+    from retrieval.tasks import lexeme_stats_refresh
+    from tests.factories import SpaceFactory, make_memory
+
+    spaces = [SpaceFactory(slug=f"budget-words-{n}") for n in range(3)]
+    for space in spaces:
+        make_memory(space, title=f"Words of {space.slug}", content="Rate-sized batches commit often.")
+    SpaceTextStats.objects.filter(space__in=spaces).update(stale=True)
+
+    with override_settings(SAM_JOB_BUDGET_FRACTION=0):
+        counted = lexeme_stats_refresh(space_ids=[space.pk for space in spaces])
+
+    assert counted["handed_over"] == 2
+    assert str(spaces[0].pk) in counted
+    assert str(spaces[1].pk) not in counted
+    assert not SpaceTextStats.objects.filter(space__in=spaces, stale=True).exists()
+    assert SpaceTextStats.objects.filter(space__in=spaces).count() == 3
