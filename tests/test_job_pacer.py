@@ -64,3 +64,31 @@ def test_word_statistics_hand_the_spaces_left_to_a_follow_up_once_the_budget_is_
     assert str(spaces[1].pk) not in counted
     assert not SpaceTextStats.objects.filter(space__in=spaces, stale=True).exists()
     assert SpaceTextStats.objects.filter(space__in=spaces).count() == 3
+
+
+@pytest.mark.django_db
+def test_the_retention_sweep_goes_on_in_a_follow_up_after_the_last_space_done():
+    """Given two spaces past their retention window and no time budget, the sweep purges the
+    first and hands the second to a follow-up (run inline in the suite), which purges it."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from governance import spaces as space_services
+    from governance.access import SYSTEM
+    from governance.tasks import retention_sweep
+    from memories.models import Memory
+    from tests.factories import SpaceFactory, make_memory
+
+    spaces = [SpaceFactory(slug=f"budget-retention-{n}") for n in range(2)]
+    old = []
+    for space in spaces:
+        space_services.space_update(actor=SYSTEM, slug=space.slug, changes={"retention_days": 7})
+        old.append(make_memory(space, title="Old note", content="Written long ago.").pk)
+    Memory.objects.filter(pk__in=old).update(updated_at=timezone.now() - timedelta(days=8))
+
+    with override_settings(SAM_JOB_BUDGET_FRACTION=0):
+        purged = retention_sweep()
+
+    assert list(purged) == [spaces[0].slug]  # this job did the first space only
+    assert not Memory.objects.filter(pk__in=old).exists()  # the follow-up did the second
