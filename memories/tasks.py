@@ -16,7 +16,7 @@ from typing import TypeVar
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
-from core.jobs import enqueue
+from core.jobs import Pacer, enqueue, job_budget_seconds
 from governance import idempotency
 from memories import settle
 from memories.capture import jobs as capture_jobs
@@ -32,11 +32,8 @@ T = TypeVar("T")
 # Rows younger than this are left to the job enqueued on their commit (which normally runs
 # within a second or two); the drain's row locks make a race harmless, only wasteful.
 PENDING_GRACE_SECONDS = 15
-# A drain stops claiming batches after this long, well inside EMBED_TASK_TIMEOUT, and
-# enqueues a successor if rows remain.
-DRAIN_BUDGET_SECONDS = 45
-EMBED_TASK_TIMEOUT = embedding_jobs.EMBED_TASK_TIMEOUT
-# Rows claimed per drain batch: a few model batches, so a killed drain loses little work.
+# The most rows a drain claims at once (its claims are sized by its rate, core.jobs.Pacer):
+# a few model batches, so a killed drain loses little work.
 DRAIN_BATCH_BATCHES = 4
 
 
@@ -62,12 +59,21 @@ def _with_live_connection(work: Callable[[], T]) -> T:
 
 
 def memory_embed(*, memory_ids: list[str], attempt: int = 1) -> dict:
-    outcome = _with_live_connection(
-        lambda: embedding_jobs.memories_embed(memory_ids=memory_ids, attempt=attempt))
+    """Embed these memories for up to the job's time budget; queue a follow-up for the rest."""
+    began = time.monotonic()
+    pacer = embedding_jobs.embed_pacer()
+    outcome = _with_live_connection(lambda: embedding_jobs.memories_embed(
+        memory_ids=memory_ids, attempt=attempt, pacer=pacer))
+    logger.info("embedded %d memories in %.1f s (last batch %.1f/s), %d left for a follow-up",
+                len(outcome.embedded), time.monotonic() - began, pacer.rate or 0, len(outcome.left))
     settle.settle(outcome.embedded)
+    # Queued after this job's row locks are released (memories_embed), so the follow-up
+    # never finds its own rows held.
+    embedding_jobs.enqueue_embedding(outcome.left, attempt=attempt, on_commit=False)
     return {
         "embedded": len(outcome.embedded), "skipped": len(outcome.skipped),
         "retry_scheduled": len(outcome.retry_scheduled), "failed": len(outcome.failed),
+        "left": len(outcome.left),
     }
 
 
@@ -84,14 +90,16 @@ def enqueue_backlog_drains(*, count: int, grace_seconds: float = PENDING_GRACE_S
 
     for _ in range(count):
         enqueue("memories.tasks.memory_embed_backlog", grace_seconds=grace_seconds,
-                   task_name="embed pending backlog", group="embedding", timeout=EMBED_TASK_TIMEOUT)
+                task_name="embed pending backlog", group="embedding",
+                timeout=embedding_jobs.embed_task_timeout())
 
 
 def memory_embed_backlog(*, grace_seconds: float = PENDING_GRACE_SECONDS) -> dict:
-    """Embed memories left pending, for up to DRAIN_BUDGET_SECONDS; hand over if rows remain."""
+    """Embed memories left pending, for up to the job's time budget; hand over if rows remain."""
     batch = max(1, int(settings.SAM_EMBEDDING["BATCH_SIZE"])) * DRAIN_BATCH_BATCHES
+    budget = job_budget_seconds(embedding_jobs.embed_task_timeout())
     outcome = _with_live_connection(lambda: embedding_jobs.memories_embed_backlog(
-        grace_seconds=grace_seconds, batch=batch, budget_seconds=DRAIN_BUDGET_SECONDS,
+        grace_seconds=grace_seconds, batch=batch, budget_seconds=budget,
         slots=_drain_slots()))
     if outcome.embedded:
         logger.info("embedded %d memories left pending", outcome.embedded)
@@ -146,8 +154,28 @@ def chat_imports_reap() -> dict:
     return {"failed": capture_runs.reap()}
 
 
-def categories_place(*, space_id: int) -> dict:
-    """Place every memory of a space in its categories again (their keywords changed)."""
-    ids = list(Memory.objects.filter(space_id=space_id, archived=False).values_list("pk", flat=True))
-    links = sum(categories.place(ids[start:start + 1000]) for start in range(0, len(ids), 1000))
-    return {"memories": len(ids), "links": links}
+def categories_place(*, space_id: int, after: str | None = None) -> dict:
+    """Place every memory of a space in its categories again (their keywords changed).
+
+    In pk order, in batches sized from the measured rate (core.jobs.Pacer), each its own
+    commit; once the time budget is spent the rest (pks after the last one placed) go to a
+    follow-up job.
+    """
+    memories = Memory.objects.filter(space_id=space_id, archived=False).order_by("pk")
+    if after is not None:
+        memories = memories.filter(pk__gt=after)
+    ids = list(memories.values_list("pk", flat=True))
+    pacer = Pacer(budget_seconds=job_budget_seconds(), first=200, most=5000)
+    links = placed = 0
+    while placed < len(ids):
+        size = pacer.next_size()
+        if size == 0:
+            enqueue("memories.tasks.categories_place", space_id=space_id, after=ids[placed - 1],
+                    task_name=f"categories of space {space_id}, continued", group="categories")
+            break
+        batch = ids[placed:placed + size]
+        began = time.monotonic()
+        links += categories.place(batch)
+        placed += len(batch)
+        pacer.done(len(batch), time.monotonic() - began)
+    return {"memories": placed, "links": links, "left": len(ids) - placed}

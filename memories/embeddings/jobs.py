@@ -18,7 +18,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django_q.models import Schedule
 
-from core.jobs import enqueue_on_commit, schedule_retry
+from core.jobs import Pacer, enqueue, enqueue_on_commit, job_budget_seconds, schedule_retry
 from core.models import Space
 from core.signals import spaces_changed
 from memories import entry
@@ -26,7 +26,7 @@ from memories.embeddings import passages
 
 # Looked up through the module at call time, so a test can swap the provider.
 from memories.embeddings import registry as embeddings
-from memories.embeddings.base import EmbeddingError
+from memories.embeddings.base import EmbeddingError, EmbeddingProvider
 from memories.models import EmbeddingStatus, Memory, MemoryPassage
 
 logger = logging.getLogger(__name__)
@@ -37,15 +37,34 @@ logger = logging.getLogger(__name__)
 EMBED_TASK_TIMEOUT = 120
 
 
-def enqueue_embedding(memory_ids: list[str]) -> None:
-    """Embed after commit: the worker must see the rows, and a rollback must not embed."""
+def embed_task_timeout() -> int:
+    """The timeout of an embedding job: EMBED_TASK_TIMEOUT, or the cluster's if shorter."""
+    return min(EMBED_TASK_TIMEOUT, int(settings.Q_CLUSTER["timeout"]))
+
+
+def embed_pacer(*, budget_seconds: float | None = None, most: int | None = None) -> Pacer:
+    """Batches of an embedding job: sized to commit every few seconds, within its budget.
+
+    The first batch is a sixteenth of a model batch (its rate is not known yet); later ones
+    grow or shrink with the measured rate, up to eight model batches.
+    """
+    size = max(1, int(settings.SAM_EMBEDDING["BATCH_SIZE"]))
+    budget = job_budget_seconds(embed_task_timeout()) if budget_seconds is None else budget_seconds
+    return Pacer(budget_seconds=budget, first=max(1, size // 16), most=most or size * 8)
+
+
+def enqueue_embedding(memory_ids: list[str], *, attempt: int = 1, on_commit: bool = True) -> None:
+    """Embed after commit: the worker must see the rows, and a rollback must not embed.
+
+    `on_commit=False` queues at once: for a job handing the rest of its list to a follow-up.
+    """
     if not memory_ids:
         return
 
     ids = list(memory_ids)
-    enqueue_on_commit("memories.tasks.memory_embed", memory_ids=ids, attempt=1,
-                      task_name=f"embed {len(ids)} memories", group="embedding",
-                      timeout=EMBED_TASK_TIMEOUT)
+    queue = enqueue_on_commit if on_commit else enqueue
+    queue("memories.tasks.memory_embed", memory_ids=ids, attempt=attempt,
+          task_name=f"embed {len(ids)} memories", group="embedding", timeout=embed_task_timeout())
 
 
 @dataclass
@@ -54,6 +73,8 @@ class EmbedOutcome:
     skipped: list[str] = field(default_factory=list)
     retry_scheduled: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    # Not reached before the time budget ran out: the caller queues a follow-up for them.
+    left: list[str] = field(default_factory=list)
     retry_at: datetime | None = None
 
 
@@ -88,8 +109,13 @@ def _unlock_rows(ids: list[str]) -> None:
                        [EMBED_LOCK_CLASS, list(ids)])
 
 
-def memories_embed(*, memory_ids: list[str], attempt: int = 1) -> EmbedOutcome:
+def memories_embed(*, memory_ids: list[str], attempt: int = 1,
+                   pacer: Pacer | None = None) -> EmbedOutcome:
     """Embed the given memories that still need it, in batches; schedule a retry on failure.
+
+    With a `pacer` (the queued job's), batches are sized by it and none starts once its
+    budget is spent: the memories not reached are returned in `left`. Without one every
+    memory is embedded (callers that run inline: benchmarks, imports).
 
     Runs outside any transaction: the model call may take seconds, and each row's write
     checks that the text it embedded is still the memory's current text, so an edit made
@@ -99,71 +125,90 @@ def memories_embed(*, memory_ids: list[str], attempt: int = 1) -> EmbedOutcome:
     """
     locked = _lock_rows(sorted(set(memory_ids)))
     try:
-        outcome = _embed_locked(locked, attempt=attempt)
+        outcome = _embed_locked(locked, attempt=attempt, pacer=pacer)
     finally:
         _unlock_rows(locked)
     outcome.skipped = sorted(set(outcome.skipped) | (set(memory_ids) - set(locked)))
     return outcome
 
 
-def _embed_locked(memory_ids: list[str], *, attempt: int) -> EmbedOutcome:
+def _embed_locked(memory_ids: list[str], *, attempt: int, pacer: Pacer | None = None) -> EmbedOutcome:
     config = settings.SAM_EMBEDDING
     outcome = EmbedOutcome()
+    provider = embeddings.get_provider()
     # Read after locking: a job that finished these rows a moment ago has made them ready.
+    # A memory already embedded with this model is never embedded again (a job delivered
+    # twice, or one that resumes after a kill, skips what was saved); its text digest is
+    # checked again when the vector is written.
     rows = list(
         Memory.objects.filter(pk__in=memory_ids)
-        .exclude(embedding_status=EmbeddingStatus.READY)
+        .exclude(embedding_status=EmbeddingStatus.READY, embedding_model=provider.name)
         .values("id", "space_id", "title", "content", "canonical_phrases", "embedding_input_hash")
         .order_by("id")
     )
     outcome.skipped = sorted(set(memory_ids) - {r["id"] for r in rows})
     if not rows:
         return outcome
-    provider = embeddings.get_provider()
     batch_size = max(1, int(config["BATCH_SIZE"]))
-    for start in range(0, len(rows), batch_size):
-        batch = rows[start:start + batch_size]
-        texts = [entry.embedding_text(r) for r in batch]
-        # Long memories also get a vector per window of their content, in the same call.
-        windows = [passages.windows(r["content"]) for r in batch]
-        every = texts + [text for found in windows for text in found]
-        try:
-            # Model calls no larger than a batch, windows included (APIs cap the inputs per call).
-            vectors = [vector for start_at in range(0, len(every), batch_size)
-                       for vector in provider.embed(every[start_at:start_at + batch_size])]
-        except EmbeddingError as exc:
-            _embedding_failed(batch, attempt=attempt, error=str(exc), outcome=outcome)
-            continue
-        now = timezone.now()
-        window_vectors = iter(vectors[len(batch):])
-        # One commit per batch, not per row (the model call is done: nothing slow inside).
-        with transaction.atomic():
-            written_ids: list[str] = []
-            new_windows: list[MemoryPassage] = []
-            for row, vector, found in zip(batch, vectors[:len(batch)], windows, strict=True):
-                mine = [next(window_vectors) for _ in found]
-                # Only if the memory still holds the text this vector was computed from.
-                written = Memory.objects.filter(
-                    pk=row["id"], embedding_input_hash=row["embedding_input_hash"]
-                ).update(
-                    embedding=vector.tolist(), embedding_status=EmbeddingStatus.READY,
-                    embedding_model=provider.name, embedded_at=now, embedding_error="",
-                    embedding_attempts=attempt,
-                )
-                if written:
-                    written_ids.append(row["id"])
-                    new_windows += [
-                        MemoryPassage(memory_id=row["id"], space_id=row["space_id"], position=position,
-                                      embedding=window.tolist())
-                        for position, window in enumerate(mine)]
-                (outcome.embedded if written else outcome.skipped).append(row["id"])
-            # The windows of the memories written, replaced: one delete and one insert a batch.
-            MemoryPassage.objects.filter(memory_id__in=written_ids).delete()
-            MemoryPassage.objects.bulk_create(new_windows)
+    if pacer is None:
+        pacer = Pacer(budget_seconds=float("inf"), first=batch_size, most=batch_size)
+    start = 0
+    while start < len(rows):
+        size = pacer.next_size()
+        if size == 0:
+            outcome.left = [r["id"] for r in rows[start:]]
+            break
+        batch = rows[start:start + size]
+        start += len(batch)
+        began = time.monotonic()
+        _embed_batch(batch, provider=provider, attempt=attempt, outcome=outcome,
+                     model_batch=batch_size)
+        pacer.done(len(batch), time.monotonic() - began)
     if outcome.embedded:
         spaces = Memory.objects.filter(pk__in=outcome.embedded).values_list("space_id", flat=True)
         spaces_changed.send(sender=Space, space_ids=sorted(set(spaces)))
     return outcome
+
+
+def _embed_batch(batch: list[dict], *, provider: EmbeddingProvider, attempt: int, outcome: EmbedOutcome,
+                 model_batch: int) -> None:
+    """Embed one batch and save it in one commit (the model call is done before it opens)."""
+    texts = [entry.embedding_text(r) for r in batch]
+    # Long memories also get a vector per window of their content, in the same call.
+    windows = [passages.windows(r["content"]) for r in batch]
+    every = texts + [text for found in windows for text in found]
+    try:
+        # Model calls no larger than a batch, windows included (APIs cap the inputs per call).
+        vectors = [vector for start_at in range(0, len(every), model_batch)
+                   for vector in provider.embed(every[start_at:start_at + model_batch])]
+    except EmbeddingError as exc:
+        _embedding_failed(batch, attempt=attempt, error=str(exc), outcome=outcome)
+        return
+    now = timezone.now()
+    window_vectors = iter(vectors[len(batch):])
+    with transaction.atomic():
+        written_ids: list[str] = []
+        new_windows: list[MemoryPassage] = []
+        for row, vector, found in zip(batch, vectors[:len(batch)], windows, strict=True):
+            mine = [next(window_vectors) for _ in found]
+            # Only if the memory still holds the text this vector was computed from.
+            written = Memory.objects.filter(
+                pk=row["id"], embedding_input_hash=row["embedding_input_hash"]
+            ).update(
+                embedding=vector.tolist(), embedding_status=EmbeddingStatus.READY,
+                embedding_model=provider.name, embedded_at=now, embedding_error="",
+                embedding_attempts=attempt,
+            )
+            if written:
+                written_ids.append(row["id"])
+                new_windows += [
+                    MemoryPassage(memory_id=row["id"], space_id=row["space_id"], position=position,
+                                  embedding=window.tolist())
+                    for position, window in enumerate(mine)]
+            (outcome.embedded if written else outcome.skipped).append(row["id"])
+        # The windows of the memories written, replaced: one delete and one insert a batch.
+        MemoryPassage.objects.filter(memory_id__in=written_ids).delete()
+        MemoryPassage.objects.bulk_create(new_windows)
 
 
 def _ids_awaiting_retry() -> set[str]:
@@ -226,28 +271,33 @@ def memories_embed_backlog(*, grace_seconds: float, batch: int, budget_seconds: 
     """Embed pending memories whose job was lost, batch after batch, for up to `budget_seconds`.
 
     At most `slots` drains run at once (one per worker is enough to keep them all busy);
-    a drain that finds every slot taken returns at once. `backlog_left` says the budget ran
+    a drain that finds every slot taken returns at once. Each claim is as many rows as the
+    drain embeds in a few seconds at the rate it measured (at most `batch`), so a drain on a
+    slow worker still commits often and stops in time. `backlog_left` says the budget ran
     out with rows still waiting, so the caller can start another drain straight away.
     """
     outcome = DrainOutcome(slot=_take_drain_slot(slots))
     if outcome.slot is None:
         return outcome
-    deadline = time.monotonic() + budget_seconds
+    pacer = embed_pacer(budget_seconds=budget_seconds, most=batch)
     try:
         while True:
-            if time.monotonic() >= deadline:
+            size = pacer.next_size()
+            if size == 0:
                 outcome.backlog_left = True
                 break
-            ids = _claim_backlog(grace_seconds=grace_seconds, batch=batch, holders=slots)
+            ids = _claim_backlog(grace_seconds=grace_seconds, batch=size, holders=slots)
             if not ids:
                 break
             settled = 0
             try:
                 for attempts, group in _by_attempts(ids).items():
-                    result = _embed_locked(group, attempt=attempts + 1)
+                    result = _embed_locked(group, attempt=attempts + 1, pacer=pacer)
                     outcome.embedded += len(result.embedded)
                     outcome.embedded_ids.extend(result.embedded)
                     settled += len(result.embedded) + len(result.retry_scheduled) + len(result.failed)
+                    if result.left:
+                        outcome.backlog_left = True
             finally:
                 _unlock_rows(ids)
             outcome.batches += 1

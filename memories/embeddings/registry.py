@@ -29,6 +29,11 @@ def get_provider() -> EmbeddingProvider:
         )
     else:
         raise ImproperlyConfigured(f"Unknown SAM_EMBEDDING_PROVIDER {kind!r} (local | openai).")
+    slowdown = float(config.get("SLOWDOWN", 1.0))
+    if slowdown > 1.0:
+        from memories.embeddings.slowed import SlowedProvider
+
+        provider = SlowedProvider(provider, factor=slowdown)
     if provider.dims != settings.SAM_EMBEDDING_DIMS:
         raise ImproperlyConfigured(
             f"The {provider.name} model gives {provider.dims}-dim vectors but the store holds "

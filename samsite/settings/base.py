@@ -262,6 +262,12 @@ if _q_broker == "redis":
 else:
     Q_CLUSTER["orm"] = "default"
     Q_CLUSTER["poll"] = env_float("SAM_Q_POLL_SECONDS", 0.5)
+# Batch jobs (embedding, backlog drains, category placing, word statistics) stop taking new
+# items once this fraction of their timeout is spent and queue a follow-up for the rest;
+# their batches are sized from the measured rate to commit about every SAM_JOB_COMMIT_SECONDS
+# (core.jobs.Pacer; docs/architecture.md, "Batch jobs bounded by time").
+SAM_JOB_BUDGET_FRACTION = env_float("SAM_JOB_BUDGET_FRACTION", 0.4)
+SAM_JOB_COMMIT_SECONDS = env_float("SAM_JOB_COMMIT_SECONDS", 3.0)
 # BLAS threads per worker process (0: the machine's cores shared out among the workers;
 # see memories/embeddings/worker_threads.py).
 SAM_WORKER_BLAS_THREADS = env_int("SAM_WORKER_BLAS_THREADS", 0)
@@ -285,6 +291,7 @@ class _ProviderSettings(TypedDict):
 
 class _EmbeddingSettings(_ProviderSettings):
     BATCH_SIZE: int
+    SLOWDOWN: float
 
 
 class _SummarizerSettings(_ProviderSettings):
@@ -325,6 +332,9 @@ SAM_EMBEDDING: _EmbeddingSettings = {
     "BATCH_SIZE": env_int("SAM_EMBEDDING_BATCH_SIZE", 64),
     "MAX_ATTEMPTS": env_int("SAM_EMBEDDING_MAX_ATTEMPTS", 5),
     "RETRY_BASE_SECONDS": env_float("SAM_EMBEDDING_RETRY_BASE_SECONDS", 10.0),
+    # For tests and benchmarks of a slow or overloaded worker: each embedding call takes this
+    # many times as long as the model needs (10: a tenth of the speed). 1 in production.
+    "SLOWDOWN": env_float("SAM_EMBEDDING_SLOWDOWN", 1.0),
 }
 # The vector column's width. Fixed per install: changing the model to one with other
 # dimensions goes through `manage.py sam_reembed --dims N`.

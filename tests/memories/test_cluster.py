@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -32,14 +33,17 @@ ROOT = Path(settings.BASE_DIR)
 
 
 
-def start_cluster(**env: str) -> subprocess.Popen:
+def start_cluster(log: Path | None = None, **env: str) -> subprocess.Popen:
+    """`manage.py qcluster` on the test database; its log goes to `log` when given (a
+    pipe nobody reads fills up and blocks a cluster that logs a lot)."""
     environment = {
         **os.environ, "DATABASE_URL": database_url(), "DJANGO_SETTINGS_MODULE": "samsite.settings.base",
         "SAM_Q_WORKERS": "1", "SAM_Q_POLL_SECONDS": "0.2", **env,
     }
     return subprocess.Popen(
         [sys.executable, str(ROOT / "manage.py"), "qcluster"], cwd=ROOT, env=environment,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=log.open("w") if log else subprocess.PIPE,
+        start_new_session=True,
     )
 
 
@@ -54,15 +58,17 @@ def stop_cluster(process: subprocess.Popen) -> None:
             os.killpg(process.pid, signal.SIGKILL)
 
 
-def wait_for(predicate, *, timeout: float, process: subprocess.Popen) -> None:
+def wait_for(predicate, *, timeout: float, process: subprocess.Popen,
+             explain: Callable[[], str] | None = None) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
             return
         if process.poll() is not None:
-            raise AssertionError(f"qcluster exited: {process.stderr.read().decode()[-2000:]}")
+            output = process.stderr.read().decode()[-2000:] if process.stderr else "see its log"
+            raise AssertionError(f"qcluster exited: {output}")
         time.sleep(0.3)
-    raise AssertionError("timed out waiting for the cluster")
+    raise AssertionError("timed out waiting for the cluster" + (f": {explain()}" if explain else ""))
 
 
 def test_a_running_worker_embeds_new_memories():

@@ -165,7 +165,7 @@ def test_a_job_for_a_deleted_memory_does_nothing(space):
     memory = make_memory(space)
     services.memory_delete(actor=SYSTEM, memory_id=memory.id)
     assert tasks.memory_embed(memory_ids=[memory.id]) == {
-        "embedded": 0, "skipped": 1, "retry_scheduled": 0, "failed": 0}
+        "embedded": 0, "skipped": 1, "retry_scheduled": 0, "failed": 0, "left": 0}
 
 
 def test_reembed_command_queues_everything_again(space, on_commit, capsys):

@@ -140,7 +140,7 @@ def test_a_memory_another_job_is_embedding_is_skipped_then_drained_once_released
     assert holding.wait(timeout=10)
     try:
         assert tasks.memory_embed(memory_ids=[held_id, free_id]) == {
-            "embedded": 1, "skipped": 1, "retry_scheduled": 0, "failed": 0}
+            "embedded": 1, "skipped": 1, "retry_scheduled": 0, "failed": 0, "left": 0}
         assert tasks.memory_embed_backlog(grace_seconds=0)["embedded"] == 0
     finally:
         release.set()
