@@ -8,7 +8,8 @@ answer in the response, so any web process (or machine) can take any request, an
 session needs to stick to a process.
 
 The caller's token is checked here first (401 in SAM's error shape); each tool then calls
-the REST API with that same token (samsite.mcp.dispatch).
+the REST API with that same token (samsite.mcp.dispatch), which reuses this check rather
+than looking the token up again.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from starlette.types import ASGIApp, Message
 
 from core.api.exceptions import error_body
 from governance.authentication import authenticate_header
+from samsite.mcp import dispatch
 from samsite.mcp.server import build_server
 
 # How long a request may wait for its answer (a recall with a cold model takes seconds).
@@ -54,10 +56,11 @@ class _Runner:
                 self._loop, self._app = loop, app
             return self._loop, self._app
 
-    def answer(self, scope: dict[str, Any], body: bytes) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    def answer(self, scope: dict[str, Any], body: bytes, *, authorization: bytes, found: tuple[Any, Any]
+               ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         loop, app = self._start()
-        return asyncio.run_coroutine_threadsafe(_exchange(app, scope, body), loop).result(
-            timeout=ANSWER_TIMEOUT_SECONDS)
+        exchange = _exchange(app, scope, body, authorization, found)
+        return asyncio.run_coroutine_threadsafe(exchange, loop).result(timeout=ANSWER_TIMEOUT_SECONDS)
 
 
 async def _started(app: ASGIApp) -> None:
@@ -89,8 +92,10 @@ async def _started(app: ASGIApp) -> None:
 _keep: list[asyncio.Future[None]] = []  # the lifespan task, kept from the garbage collector
 
 
-async def _exchange(app: ASGIApp, scope: dict[str, Any], body: bytes
-                    ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+async def _exchange(app: ASGIApp, scope: dict[str, Any], body: bytes, authorization: bytes,
+                    found: tuple[Any, Any]) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    # Set in this request's own task: the app's task, and the tool threads it starts, copy it.
+    dispatch.authenticated.set((authorization, found))
     sent = False
     done = asyncio.Event()
     answer: dict[str, Any] = {"status": 500, "headers": [], "body": []}
@@ -141,8 +146,9 @@ def _scope(request: HttpRequest) -> dict[str, Any]:
 @csrf_exempt
 def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     """The MCP endpoint (POST one JSON-RPC message; answers are JSON)."""
+    authorization = request.headers.get("Authorization", "").encode("latin-1")
     try:
-        found = authenticate_header(request.headers.get("Authorization", "").encode("latin-1"))
+        found = authenticate_header(authorization)
     except exceptions.AuthenticationFailed as exc:
         found, reason = None, str(exc.detail)
     else:
@@ -151,7 +157,8 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
         refused = JsonResponse(error_body("not_authenticated", reason), status=401)
         refused["WWW-Authenticate"] = 'Bearer realm="sam"'
         return refused
-    status, headers, body = _runner.answer(_scope(request), request.body)
+    status, headers, body = _runner.answer(_scope(request), request.body, authorization=authorization,
+                                           found=found)
     response = HttpResponse(body, status=status)
     for name, value in headers:
         if name.lower() not in (b"content-length", b"connection"):
