@@ -46,7 +46,7 @@ class _Runner:
         with self._lock:
             if self._loop is None or self._app is None:
                 loop = asyncio.new_event_loop()
-                threading.Thread(target=loop.run_forever, name="sam-mcp", daemon=True).start()
+                threading.Thread(target=_serve_forever, args=(loop,), name="sam-mcp", daemon=True).start()
                 # Host and origin are checked by Django (ALLOWED_HOSTS) before this view,
                 # and a bearer token (never a cookie) authenticates: no rebinding to guard.
                 app = build_server().streamable_http_app(
@@ -61,6 +61,18 @@ class _Runner:
         loop, app = self._start()
         exchange = _exchange(app, scope, body, authorization, found)
         return asyncio.run_coroutine_threadsafe(exchange, loop).result(timeout=ANSWER_TIMEOUT_SECONDS)
+
+
+def _serve_forever(loop: asyncio.AbstractEventLoop) -> None:
+    """Run the loop for the life of the process, under one task that never ends.
+
+    The SDK runs each (synchronous) tool in a worker thread of anyio's, and anyio stops those
+    threads when the task it takes for the loop's root ends. Under `run_forever` it took each
+    request's own task, so every tool call started a new thread and, in it, a new database
+    connection. A loop run by `run_until_complete` has a root that lives as long as the
+    process: tool threads, and their connections, are reused from call to call."""
+    asyncio.set_event_loop(loop)
+    loop.run_until_complete(asyncio.Event().wait())
 
 
 async def _started(app: ASGIApp) -> None:
