@@ -1,9 +1,11 @@
-"""One MCP request over HTTP looks its token up once: the tool's REST call reuses the check
-the /mcp endpoint made, and only for the same Authorization header."""
+"""What an MCP request over HTTP does not repeat: the token lookup (the tool's REST call
+reuses the check the /mcp endpoint made, for the same Authorization header only), and the
+tool's thread and its database connection (kept from one request to the next)."""
 
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 import httpx2
@@ -12,7 +14,7 @@ from django.utils import timezone
 
 from governance import authentication
 from governance.models import ApiToken
-from tests.mcp.conftest import World, run
+from tests.mcp.conftest import World, http_client, run
 
 
 @pytest.fixture
@@ -75,3 +77,28 @@ def test_a_token_revoked_between_requests_is_refused_on_the_next(url: str, world
     assert not first.json()["result"].get("isError")
     assert second.status_code == 401
     assert second.json()["error"]["code"] == "not_authenticated"
+
+
+def test_tool_calls_reuse_their_thread_and_its_database_connection(url: str, world: World, monkeypatch):
+    from django.db import connection
+
+    from samsite.mcp import toolkit
+
+    seen: list[tuple[int, bool]] = []
+    real = toolkit.Tools.api
+
+    def api(self: toolkit.Tools, *args: Any, **kwargs: Any) -> Any:
+        seen.append((threading.get_ident(), connection.connection is not None))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(toolkit.Tools, "api", api)
+
+    async def work():
+        async with http_client(url, world.owner_token) as client:
+            for _ in range(3):
+                await client.call_tool("memory_stats", {"space": "webshop"})
+
+    run(work)
+    assert len(seen) == 3
+    # Each call is a request of its own; the second and third find the first one's connection.
+    assert [connected for _, connected in seen[1:]] == [True, True]
