@@ -1,11 +1,20 @@
-"""What an MCP tool call costs over the REST call it wraps, through SAM's own server.
+"""What an MCP tool call costs over the REST call it wraps: wall time and server CPU per call,
+over streamable HTTP and over stdio, with a baseline checkout measured beside this one.
 
-gunicorn (1 worker, 2 threads, as bench/prd_benchenv.py runs it) serves both; a space of
-300 embedded memories; each round makes a REST call and the same call as an MCP tool
-(the SDK's client, one session, streamable HTTP at /mcp), alternating so drift hits both.
-Every recall has its own query text, so neither path is served from a cache.
+Each checkout (this one, and `--base`, e.g. a worktree of the commit before a change) gets
+its own gunicorn (1 worker, 2 threads, as bench/prd_benchenv.py runs it) and its own stdio
+server (`manage.py sam_mcp`, started by the SDK's stdio client), all on one database: a
+space of 300 embedded memories. Each round makes, for each checkout in turn (the order
+alternating from round to round, so drift hits both), a REST recall, the same recall as an
+MCP tool through the SDK's client over HTTP and over stdio, the same three for space stats,
+and a trivial authenticated GET (`/api/v1/me/mode/`): what any request costs. Every recall
+has its own query text, so no cache answers it.
 
-    python bench/mcp_latency.py [--rounds 200]
+CPU per call is the serving process's own (its threads' run times from /proc, read before
+and after each call): the gunicorn worker for REST and HTTP MCP, the stdio server for stdio
+MCP. Nothing else runs in those processes between calls.
+
+    python bench/mcp_latency.py [--rounds 30] [--base /path/to/baseline/worktree]
 """
 
 from __future__ import annotations
@@ -15,17 +24,23 @@ import asyncio
 import json
 import os
 import platform
+import socket
+import sys
 import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import httpx2
+import psutil
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 # Django is set up by prd_benchenv, so it comes first.
-from prd_benchenv import PORT, ROOT, ms, pct, start_gunicorn, stop, stop_database_if_started
+from prd_benchenv import ROOT, ms, pct, start_gunicorn, stop, stop_database_if_started
 
 from core.models import Space
 from governance.access import SYSTEM
@@ -39,6 +54,8 @@ TOPICS = ["migrations", "caching", "retries", "logging", "feature flags", "pagin
           "indexes", "fixtures", "deploys", "timeouts", "queues", "money", "webhooks", "search"]
 QUESTIONS = ["how do we handle {} in production?", "what went wrong with {} last time?",
              "which rule do we follow for {}?", "who decided how {} work and why?"]
+CALLS = ("rest_recall", "http_recall", "stdio_recall", "rest_stats", "http_stats", "stdio_stats", "rest_mode")
+WARMUP = 5
 
 
 def seed() -> str:
@@ -62,85 +79,174 @@ def seed() -> str:
 def failed(answer: Any) -> bool:
     if hasattr(answer, "is_error"):  # the SDK's CallToolResult
         return bool(answer.is_error)
-    if answer.status_code != 200:
-        return True
-    body = answer.json()
-    if "jsonrpc" in body:  # a raw JSON-RPC answer: a protocol error or a tool error
-        return "error" in body or bool(body["result"].get("isError"))
-    return False
+    return bool(answer.status_code != 200)
 
 
-async def measure(token: str, rounds: int) -> dict[str, list[float]]:
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _ticks(stat: Path) -> int:
+    """user + system time of /proc/…/stat, in clock ticks (fields 14 and 15)."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def cpu_reading(process: psutil.Process) -> tuple[int, dict[str, tuple[int, int]]]:
+    """The process's CPU time in clock ticks (ended threads included), and each live thread's
+    (run time in ns from /proc/<pid>/task/*/schedstat, CPU time in ticks)."""
+    threads: dict[str, tuple[int, int]] = {}
+    for task in Path(f"/proc/{process.pid}/task").iterdir():
+        try:
+            threads[task.name] = (int((task / "schedstat").read_text().split()[0]), _ticks(task / "stat"))
+        except (OSError, ValueError, IndexError):
+            continue  # a thread that ended between the listing and the read
+    return _ticks(Path(f"/proc/{process.pid}/stat")), threads
+
+
+def cpu_between(before: tuple[int, dict[str, tuple[int, int]]],
+                after: tuple[int, dict[str, tuple[int, int]]]) -> float:
+    """Seconds of CPU the process used between two readings: to the nanosecond for threads
+    alive at the second reading (all of it for a thread started since), and, for threads that
+    ended in between, what the process's tick count says the live threads do not explain."""
+    live_ns = sum(ns - before[1].get(thread, (0, 0))[0] for thread, (ns, _) in after[1].items())
+    live_ticks = sum(ticks - before[1].get(thread, (0, 0))[1] for thread, (_, ticks) in after[1].items())
+    ended_ticks = max(0, (after[0] - before[0]) - live_ticks)
+    return live_ns / 1e9 + ended_ticks / TICK
+
+
+def stdio_server(checkout: Path, token: str) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["manage.py", "sam_mcp"], cwd=str(checkout),
+                                 env={**os.environ, "SAM_MCP_TOKEN": token})
+
+
+def stdio_process(checkout: Path) -> psutil.Process:
+    """The stdio server the SDK's client started for `checkout` (a child of this process)."""
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if "sam_mcp" in child.cmdline() and Path(child.cwd()) == checkout:
+                return child
+        except psutil.Error:
+            continue
+    raise RuntimeError(f"no stdio server found for {checkout}")
+
+
+class Checkout:
+    """One checkout's servers and clients, and the figures measured through them."""
+
+    def __init__(self, name: str, path: Path, port: int) -> None:
+        self.name, self.path, self.port = name, path, port
+        self.url = f"http://127.0.0.1:{port}"
+        self.wall: dict[str, list[float]] = {call: [] for call in CALLS}
+        self.cpu: dict[str, list[float]] = {call: [] for call in CALLS}
+
+    async def round(self, n: int, rest: httpx2.AsyncClient, http: Client, stdio: Client,
+                    worker: psutil.Process, stdio_pid: psutil.Process) -> None:
+        question = QUESTIONS[n % len(QUESTIONS)].format(TOPICS[n % len(TOPICS)])
+        recall = {"spaces": [SPACE], "k": 8}
+        calls: list[tuple[str, psutil.Process, Callable[[], Awaitable[Any]]]] = [
+            ("rest_recall", worker, lambda: rest.post(f"{self.url}/api/v1/recall/", json={
+                "query": f"{question} (rest {self.name} {n})", **recall})),
+            ("http_recall", worker, lambda: http.call_tool("recall", {
+                "query": f"{question} (http {self.name} {n})", **recall})),
+            ("stdio_recall", stdio_pid, lambda: stdio.call_tool("recall", {
+                "query": f"{question} (stdio {self.name} {n})", **recall})),
+            ("rest_stats", worker, lambda: rest.get(f"{self.url}/api/v1/spaces/{SPACE}/stats/")),
+            ("http_stats", worker, lambda: http.call_tool("memory_stats", {"space": SPACE})),
+            ("stdio_stats", stdio_pid, lambda: stdio.call_tool("memory_stats", {"space": SPACE})),
+            ("rest_mode", worker, lambda: rest.get(f"{self.url}/api/v1/me/mode/")),
+        ]
+        for name, process, call in (calls if n % 2 else calls[::-1]):
+            cpu_before, started = cpu_reading(process), time.perf_counter()
+            answer = await call()
+            elapsed, cpu = time.perf_counter() - started, cpu_between(cpu_before, cpu_reading(process))
+            if failed(answer):
+                raise RuntimeError(f"{self.name} {name} failed: {answer}")
+            if n >= WARMUP:
+                self.wall[name].append(elapsed)
+                self.cpu[name].append(cpu)
+
+    def summary(self) -> dict[str, Any]:
+        rows: dict[str, Any] = {call: {
+            "wall_p50_ms": ms(pct(self.wall[call], 50)), "wall_p95_ms": ms(pct(self.wall[call], 95)),
+            "cpu_mean_ms": ms(sum(self.cpu[call]) / len(self.cpu[call])),
+            "cpu_p50_ms": ms(pct(self.cpu[call], 50)), "calls": len(self.wall[call])} for call in CALLS}
+        rows["overhead"] = {  # MCP minus REST, for the same call
+            f"{way}_{call}": {figure: round(rows[f"{way}_{call}"][figure] - rows[f"rest_{call}"][figure], 1)
+                              for figure in ("wall_p50_ms", "cpu_mean_ms", "cpu_p50_ms")}
+            for way in ("http", "stdio") for call in ("recall", "stats")}
+        return rows
+
+
+async def measure(token: str, rounds: int, checkouts: list[Checkout],
+                  workers: dict[str, psutil.Process]) -> None:
     headers = {"Authorization": f"Bearer {token}"}
-    url = f"http://127.0.0.1:{PORT}"
-    timings: dict[str, list[float]] = {name: [] for name in (
-        "rest_recall", "mcp_recall", "raw_recall", "rest_stats", "mcp_stats", "raw_stats")}
-    rpc_headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
+    clients = []
+    for checkout in checkouts:
+        rest = httpx2.AsyncClient(headers=headers, timeout=120)
+        http = Client(streamable_http_client(f"{checkout.url}/mcp", http_client=httpx2.AsyncClient(
+            headers=headers, timeout=120)))
+        stdio = Client(stdio_server(checkout.path, token))
+        clients.append((checkout, rest, http, stdio))
+    opened = []
+    try:
+        for _, rest, http, stdio in clients:
+            for client in (rest, http, stdio):
+                await client.__aenter__()
+                opened.append(client)
+        stdio_pids = {checkout.name: stdio_process(checkout.path) for checkout in checkouts}
+        for n in range(rounds + WARMUP):
+            for checkout, rest, http, stdio in (clients if n % 2 else clients[::-1]):
+                await checkout.round(n, rest, http, stdio, workers[checkout.name], stdio_pids[checkout.name])
+    finally:
+        for client in reversed(opened):
+            await client.__aexit__(None, None, None)
 
-    def rpc(tool: str, arguments: dict) -> Any:
-        # The same tool call as one JSON-RPC POST, without the SDK's client.
-        return rest.post(f"{url}/mcp", headers=rpc_headers, json={
-            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": tool, "arguments": arguments}})
 
-    async with httpx2.AsyncClient(headers=headers, timeout=60) as rest, \
-            Client(streamable_http_client(f"{url}/mcp", http_client=httpx2.AsyncClient(
-                headers=headers, timeout=60))) as mcp:
-        for n in range(rounds + 10):  # the first 10 warm both paths up
-            question = QUESTIONS[n % len(QUESTIONS)].format(TOPICS[n % len(TOPICS)])
-            calls = [
-                ("rest_recall", lambda q=f"{question} (rest {n})": rest.post(f"{url}/api/v1/recall/", json={
-                    "query": q, "spaces": [SPACE], "k": 8})),
-                ("mcp_recall", lambda q=f"{question} (mcp {n})": mcp.call_tool("recall", {
-                    "query": q, "spaces": [SPACE], "k": 8})),
-                ("raw_recall", lambda q=f"{question} (raw {n})": rpc("recall", {
-                    "query": q, "spaces": [SPACE], "k": 8})),
-                ("rest_stats", lambda: rest.get(f"{url}/api/v1/spaces/{SPACE}/stats/")),
-                ("mcp_stats", lambda: mcp.call_tool("memory_stats", {"space": SPACE})),
-                ("raw_stats", lambda: rpc("memory_stats", {"space": SPACE})),
-            ]
-            for name, call in (calls if n % 2 else calls[::-1]):
-                started = time.perf_counter()
-                answer = await call()
-                elapsed = time.perf_counter() - started
-                if failed(answer):
-                    raise RuntimeError(f"{name} failed: {answer}")
-                if n >= 10:
-                    timings[name].append(elapsed)
-    return timings
+def free_port() -> int:
+    """A port nothing listens on (other benchmarks may hold prd_benchenv's)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--base", type=Path, help="a checkout of the baseline, measured beside this one")
     args = parser.parse_args()
     token = seed()
-    server = start_gunicorn()
+    checkouts = [Checkout("change", ROOT, free_port())]
+    if args.base:
+        checkouts.insert(0, Checkout("base", args.base.resolve(), free_port()))
+    servers = {checkout.name: start_gunicorn(cwd=checkout.path, port=checkout.port) for checkout in checkouts}
     try:
-        timings = asyncio.run(measure(token, args.rounds))
+        workers = {name: psutil.Process(server.pid).children()[0] for name, server in servers.items()}
+        if len({checkout.port for checkout in checkouts}) != len(checkouts):
+            raise RuntimeError("two checkouts were given the same port")
+        asyncio.run(measure(token, args.rounds, checkouts, workers))
     finally:
-        stop(server)
+        for server in servers.values():
+            stop(server)
         stop_database_if_started()
-    summary = {name: {"p50_ms": ms(pct(values, 50)), "p95_ms": ms(pct(values, 95)), "calls": len(values)}
-               for name, values in timings.items()}
     result = {
-        **summary,
-        "overhead_p50_ms": {
-            call: round(summary[f"mcp_{call}"]["p50_ms"] - summary[f"rest_{call}"]["p50_ms"], 1)
-            for call in ("recall", "stats")},
-        "server_overhead_p50_ms": {
-            call: round(summary[f"raw_{call}"]["p50_ms"] - summary[f"rest_{call}"]["p50_ms"], 1)
-            for call in ("recall", "stats")},
-        "memories": 300, "server": "gunicorn, 1 worker, 2 threads", "cpus": os.cpu_count(),
+        **{checkout.name: checkout.summary() for checkout in checkouts},
+        "rounds": args.rounds, "memories": 300, "server": "gunicorn, 1 worker, 2 threads",
+        "cpus": os.cpu_count(), "load_average_1m_at_end": round(os.getloadavg()[0], 1),
         "python": platform.python_version(), "measured_at": time.strftime("%Y-%m-%d %H:%M"),
     }
     RESULTS.write_text(json.dumps(result, indent=2) + "\n")
-    print("| call | REST p50 / p95 | MCP, SDK client p50 / p95 | MCP, one JSON-RPC POST p50 / p95 |")
-    print("|---|---|---|---|")
-    for call in ("recall", "stats"):
-        cells = [f"{summary[f'{way}_{call}']['p50_ms']} / {summary[f'{way}_{call}']['p95_ms']} ms"
-                 for way in ("rest", "mcp", "raw")]
-        print(f"| {call} | {' | '.join(cells)} |")
+    print("| checkout | call | REST wall p50 / p95, CPU | MCP over HTTP | MCP over stdio |")
+    print("|---|---|---|---|---|")
+    for checkout in checkouts:
+        rows = result[checkout.name]
+        for call in ("recall", "stats"):
+            cells = [f"{rows[f'{way}_{call}']['wall_p50_ms']} / {rows[f'{way}_{call}']['wall_p95_ms']} ms, "
+                     f"{rows[f'{way}_{call}']['cpu_mean_ms']} ms" for way in ("rest", "http", "stdio")]
+            print(f"| {checkout.name} | {call} | {' | '.join(cells)} |")
+        mode = rows["rest_mode"]
+        print(f"| {checkout.name} | GET /me/mode/ | {mode['wall_p50_ms']} / {mode['wall_p95_ms']} ms, "
+              f"{mode['cpu_mean_ms']} ms | | |")
+    print(json.dumps({checkout.name: result[checkout.name]["overhead"] for checkout in checkouts}, indent=1))
 
 
 if __name__ == "__main__":

@@ -38,17 +38,18 @@ def ms(seconds: float) -> float:
     return round(seconds * 1000, 1)
 
 
-def start_gunicorn() -> subprocess.Popen:
-    """SAM as production serves it (see README): gunicorn, 1 worker, 2 threads."""
+def start_gunicorn(*, cwd: Path = ROOT, port: int = PORT) -> subprocess.Popen:
+    """SAM as production serves it (see README): gunicorn, 1 worker, 2 threads. `cwd` is the
+    checkout whose code it serves (another worktree, to measure a baseline beside it)."""
     server = subprocess.Popen(
         [str(Path(sys.executable).with_name("gunicorn")), "samsite.wsgi", "--workers", "1",
-         "--threads", "2", "--bind", f"127.0.0.1:{PORT}", "--log-level", "warning"],
-        cwd=ROOT, env={**os.environ, "SAM_DEBUG": "0"}, stdout=subprocess.DEVNULL,
+         "--threads", "2", "--bind", f"127.0.0.1:{port}", "--log-level", "warning"],
+        cwd=cwd, env={**os.environ, "SAM_DEBUG": "0"}, stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL, start_new_session=True,
     )
     for _ in range(100):
         try:
-            httpx.get(f"http://127.0.0.1:{PORT}/api/schema/", timeout=2)
+            httpx.get(f"http://127.0.0.1:{port}/api/schema/", timeout=2)
             return server
         except httpx.HTTPError:
             time.sleep(0.3)

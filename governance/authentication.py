@@ -15,11 +15,22 @@ from governance.models import ApiToken, hash_token
 LAST_USED_PRECISION = timedelta(minutes=1)
 
 
+# A request made in-process on behalf of a request that has just authenticated this same
+# header (an MCP tool's REST call, samsite.mcp.dispatch) carries that result in its WSGI
+# environ under this key, which no HTTP header can set (headers arrive as HTTP_*): the token
+# is then not looked up a second time within one request.
+AUTHENTICATED_KEY = "sam.authenticated"
+
+
 class ApiTokenAuthentication(authentication.BaseAuthentication):
     keywords = ("bearer", "token")
 
     def authenticate(self, request):
-        return authenticate_header(authentication.get_authorization_header(request))
+        header = authentication.get_authorization_header(request)
+        known = request.META.get(AUTHENTICATED_KEY)
+        if known is not None and known[0] == header:
+            return known[1]
+        return authenticate_header(header)
 
     def authenticate_header(self, request) -> str:
         return 'Bearer realm="sam"'

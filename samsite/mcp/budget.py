@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from retrieval.tokens import count_tokens
+from retrieval.tokens import count_tokens_by_run
 
 # Below this, not even an empty answer with its `truncated` and `total` fits.
 MIN_BUDGET = 50
@@ -25,7 +25,7 @@ def as_text(answer: dict[str, Any]) -> str:
 
 
 def tokens_of(answer: dict[str, Any]) -> int:
-    return count_tokens(as_text(answer))
+    return count_tokens_by_run(as_text(answer))
 
 
 def fit(envelope: dict[str, Any], key: str, items: Sequence[dict[str, Any]], *, budget: int,

@@ -13,12 +13,15 @@ import json
 import sys
 import uuid
 from contextlib import closing
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler
+
+from governance.authentication import AUTHENTICATED_KEY
 
 _handler: WSGIHandler | None = None
 
@@ -73,6 +76,14 @@ def multipart(fields: dict[str, str], files: dict[str, tuple[str, bytes]]) -> tu
     return b"".join(parts), f"multipart/form-data; boundary={boundary}"
 
 
+# The (Authorization header, (user, token)) the MCP request in flight was authenticated with
+# (samsite.mcp.http): a tool's REST calls with that same header reuse it. A context variable,
+# so it follows the request onto the SDK's event loop and into the tool's thread, and no
+# other request sees it.
+authenticated: ContextVar[tuple[bytes, tuple[Any, Any]] | None] = ContextVar("sam_mcp_authenticated",
+                                                                             default=None)
+
+
 def call(caller: Caller, method: str, path: str, *, body: Any = None,
          query: dict[str, Any] | None = None, headers: dict[str, str] | None = None,
          raw: tuple[bytes, str] | None = None) -> Answer:
@@ -102,6 +113,9 @@ def call(caller: Caller, method: str, path: str, *, body: Any = None,
     }
     if caller.request_id:
         environ["HTTP_X_REQUEST_ID"] = caller.request_id
+    known = authenticated.get()
+    if known is not None and known[0] == caller.authorization.encode("latin-1"):
+        environ[AUTHENTICATED_KEY] = known
     for name, value in (headers or {}).items():
         environ[f"HTTP_{name.upper().replace('-', '_')}"] = value
     # closing(): the response's close() sends request_finished, which returns the

@@ -8,7 +8,8 @@ answer in the response, so any web process (or machine) can take any request, an
 session needs to stick to a process.
 
 The caller's token is checked here first (401 in SAM's error shape); each tool then calls
-the REST API with that same token (samsite.mcp.dispatch).
+the REST API with that same token (samsite.mcp.dispatch), which reuses this check rather
+than looking the token up again.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from starlette.types import ASGIApp, Message
 
 from core.api.exceptions import error_body
 from governance.authentication import authenticate_header
+from samsite.mcp import dispatch
 from samsite.mcp.server import build_server
 
 # How long a request may wait for its answer (a recall with a cold model takes seconds).
@@ -44,7 +46,7 @@ class _Runner:
         with self._lock:
             if self._loop is None or self._app is None:
                 loop = asyncio.new_event_loop()
-                threading.Thread(target=loop.run_forever, name="sam-mcp", daemon=True).start()
+                threading.Thread(target=_serve_forever, args=(loop,), name="sam-mcp", daemon=True).start()
                 # Host and origin are checked by Django (ALLOWED_HOSTS) before this view,
                 # and a bearer token (never a cookie) authenticates: no rebinding to guard.
                 app = build_server().streamable_http_app(
@@ -54,10 +56,23 @@ class _Runner:
                 self._loop, self._app = loop, app
             return self._loop, self._app
 
-    def answer(self, scope: dict[str, Any], body: bytes) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    def answer(self, scope: dict[str, Any], body: bytes, *, authorization: bytes, found: tuple[Any, Any]
+               ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         loop, app = self._start()
-        return asyncio.run_coroutine_threadsafe(_exchange(app, scope, body), loop).result(
-            timeout=ANSWER_TIMEOUT_SECONDS)
+        exchange = _exchange(app, scope, body, authorization, found)
+        return asyncio.run_coroutine_threadsafe(exchange, loop).result(timeout=ANSWER_TIMEOUT_SECONDS)
+
+
+def _serve_forever(loop: asyncio.AbstractEventLoop) -> None:
+    """Run the loop for the life of the process, under one task that never ends.
+
+    The SDK runs each (synchronous) tool in a worker thread of anyio's, and anyio stops those
+    threads when the task it takes for the loop's root ends. Under `run_forever` it took each
+    request's own task, so every tool call started a new thread and, in it, a new database
+    connection. A loop run by `run_until_complete` has a root that lives as long as the
+    process: tool threads, and their connections, are reused from call to call."""
+    asyncio.set_event_loop(loop)
+    loop.run_until_complete(asyncio.Event().wait())
 
 
 async def _started(app: ASGIApp) -> None:
@@ -89,8 +104,10 @@ async def _started(app: ASGIApp) -> None:
 _keep: list[asyncio.Future[None]] = []  # the lifespan task, kept from the garbage collector
 
 
-async def _exchange(app: ASGIApp, scope: dict[str, Any], body: bytes
-                    ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+async def _exchange(app: ASGIApp, scope: dict[str, Any], body: bytes, authorization: bytes,
+                    found: tuple[Any, Any]) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    # Set in this request's own task: the app's task, and the tool threads it starts, copy it.
+    dispatch.authenticated.set((authorization, found))
     sent = False
     done = asyncio.Event()
     answer: dict[str, Any] = {"status": 500, "headers": [], "body": []}
@@ -141,8 +158,9 @@ def _scope(request: HttpRequest) -> dict[str, Any]:
 @csrf_exempt
 def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     """The MCP endpoint (POST one JSON-RPC message; answers are JSON)."""
+    authorization = request.headers.get("Authorization", "").encode("latin-1")
     try:
-        found = authenticate_header(request.headers.get("Authorization", "").encode("latin-1"))
+        found = authenticate_header(authorization)
     except exceptions.AuthenticationFailed as exc:
         found, reason = None, str(exc.detail)
     else:
@@ -151,7 +169,8 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
         refused = JsonResponse(error_body("not_authenticated", reason), status=401)
         refused["WWW-Authenticate"] = 'Bearer realm="sam"'
         return refused
-    status, headers, body = _runner.answer(_scope(request), request.body)
+    status, headers, body = _runner.answer(_scope(request), request.body, authorization=authorization,
+                                           found=found)
     response = HttpResponse(body, status=status)
     for name, value in headers:
         if name.lower() not in (b"content-length", b"connection"):

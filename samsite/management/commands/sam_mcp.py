@@ -18,6 +18,7 @@ from django.core.management.base import BaseCommand, CommandError
 from rest_framework import exceptions
 
 from governance.authentication import authenticate_header
+from memories.embeddings.worker_threads import limit_web_threads
 from samsite.mcp.dispatch import Caller
 from samsite.mcp.server import build_server
 
@@ -43,5 +44,8 @@ class Command(BaseCommand):
             raise CommandError("The token was refused.")
         # stdout carries the protocol: every log line goes to stderr.
         logging.basicConfig(stream=sys.stderr, level=logging.WARNING, force=True)
+        # Sized as a web process's is: numpy's default pool spins a thread per core around
+        # each query embedding, which cost this server about twice a web worker's CPU per recall.
+        limit_web_threads(force=False)
         caller = Caller(authorization=authorization, secure=bool(settings.SECURE_SSL_REDIRECT))
         build_server(default_caller=caller).run("stdio")
