@@ -179,10 +179,23 @@ class LexicalPlan:
     average_length: float = 0.0
     # Keyed token -> lexeme, for every live key of every space in scope.
     tokens: dict[str, str] = field(default_factory=dict)
+    # The same, space by space: a space's rows hold only its own keys' tokens.
+    space_tokens: dict[int, dict[str, str]] = field(default_factory=dict)
 
     def tokens_of(self, lexemes: list[str]) -> list[str]:
         wanted = set(lexemes)
         return sorted(token for token, lexeme in self.tokens.items() if lexeme in wanted)
+
+    def queries_by_space(self, lexemes: list[str]) -> tuple[list[int], list[str]]:
+        """(space ids, the tsquery text of each space's tokens of `lexemes`), spaces in id order."""
+        wanted = set(lexemes)
+        space_ids, queries = [], []
+        for space_id in sorted(self.space_tokens):
+            tokens = sorted(t for t, lexeme in self.space_tokens[space_id].items() if lexeme in wanted)
+            if tokens:
+                space_ids.append(space_id)
+                queries.append(tsquery_text(tokens))
+        return space_ids, queries
 
     def idf(self, lexeme: str) -> float:
         """BM25's inverse document frequency; lexemes newer than the statistics count as rare."""
@@ -199,7 +212,8 @@ def plan_lexical(scope: Scope, lexemes: list[str]) -> LexicalPlan:
     plan = LexicalPlan(all_lexemes=lexemes)
     if not lexemes:
         return plan
-    plan.tokens = search.query_tokens(scope.space_ids, lexemes)
+    plan.space_tokens = search.query_tokens_by_space(scope.space_ids, lexemes)
+    plan.tokens = {token: lexeme for tokens in plan.space_tokens.values() for token, lexeme in tokens.items()}
     counts: dict[str, int] = {}
     for token, ndoc in (LexemeStat.objects.filter(space_id__in=scope.space_ids, lexeme__in=list(plan.tokens))
                         .values_list("lexeme", "ndoc")):
@@ -224,14 +238,30 @@ def plan_lexical(scope: Scope, lexemes: list[str]) -> LexicalPlan:
 
 
 def lexical_candidates(scope: Scope, plan: LexicalPlan, limit: int) -> list[str]:
+    """The memories holding the plan's chosen lexemes, best ts_rank_cd first.
+
+    Searched space by space, each space for its own keys' tokens, its best `limit` rows
+    then merged: the same rows and order as one search for every space's tokens (a
+    space's rows hold no other space's tokens, and an OR query's rank does not depend on
+    the terms a row lacks), without testing every row against every space's tokens. That
+    single search cost 2.8 s over 50 spaces of 100 memories on a loaded machine (the
+    planner cannot estimate keyed tokens, so it scanned the table testing 200 tokens a
+    row), against 48 ms space by space, each through the (token, space) indexes.
+    """
     if not plan.chosen:
+        return []
+    space_ids, queries = plan.queries_by_space(plan.chosen)
+    if not space_ids:
         return []
     where, params = scope.where()
     return _ids(
-        f"SELECT m.id FROM {MEMORY} m, CAST(%s AS tsquery) q "
-        f"WHERE {where} AND m.search_vector @@ q "
-        f"ORDER BY ts_rank_cd('{RANK_WEIGHTS}', m.search_vector, q, 32) DESC, m.id LIMIT %s",
-        [tsquery_text(plan.tokens_of(plan.chosen)), *params, limit],
+        "SELECT hit.id FROM unnest(%s::bigint[], %s::text[]) AS sq(space_id, query) CROSS JOIN LATERAL ("
+        f"SELECT m.id, ts_rank_cd('{RANK_WEIGHTS}', m.search_vector, q, 32) AS rank "
+        f"FROM {MEMORY} m, CAST(sq.query AS tsquery) q "
+        f"WHERE m.space_id = sq.space_id AND {where} AND m.search_vector @@ q "
+        "ORDER BY rank DESC, m.id LIMIT %s) AS hit "
+        "ORDER BY hit.rank DESC, hit.id LIMIT %s",
+        [space_ids, queries, *params, limit, limit],
     )
 
 
