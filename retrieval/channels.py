@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -271,6 +271,9 @@ def lexical_candidates(scope: Scope, plan: LexicalPlan, limit: int) -> list[str]
     """
     if not plan.chosen:
         return []
+    if not plan.space_tokens:
+        # A plan made by hand with tokens alone: every space looks for all of them.
+        plan = replace(plan, space_tokens={space_id: plan.tokens for space_id in scope.space_ids})
     space_ids, queries = plan.queries_by_space(plan.chosen)
     if not space_ids:
         return []
