@@ -8,12 +8,14 @@ holding a viewer role in the first 50 and a user holding one in all of them.
 Then it measures, in rounds that alternate the code under test with another checkout's
 (`--baseline /path/to/checkout`, the commit before the change), each in its own process
 against the same store: a recall naming no space and one naming 5 spaces, for both users.
-Per request: wall time and process CPU time, the pipeline's stage timings (timings_ms) and
-the number of SQL statements. The recall result cache is off and every query text is new
-to its process, so each request embeds its query.
+Per request: wall time, the CPU time of the process and of its Postgres backend, the
+pipeline's stage timings (timings_ms) and the number of SQL statements; and, with the same
+`as_of`, whether both checkouts ranked the same ids with the same scores. The recall result
+cache is off and every query text is new to its process, so each request embeds its query.
 
     .venv/bin/python bench/many_spaces.py build [--spaces 1000] [--per-space 100]
     .venv/bin/python bench/many_spaces.py run --baseline /work/base [--rounds 2] [--requests 10]
+                                          [--cases 0 1 2 3] [--out bench/results/many_spaces.json]
 
 `run` writes bench/results/many_spaces.json and prints a Markdown table.
 """
@@ -27,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -38,6 +41,8 @@ NAMED = 5
 # A request that would run past this many seconds of a case's total is not repeated (the
 # old code needs more than 30 s a recall over 1,000 spaces): at least one always runs.
 CASE_CAP_SECONDS = 90.0
+# Cases by number: 0 and 1 the 50-space user naming none and 5, 2 and 3 the 1,000-space user.
+CASES = (0, 1, 2, 3)
 
 
 def _setup(code: Path) -> None:
@@ -173,7 +178,7 @@ def _slug(n: int) -> str:
 
 # --- measure (one process, one checkout) -------------------------------------------------
 
-def measure(code: Path, round_no: int, requests: int) -> list[dict]:
+def measure(code: Path, round_no: int, requests: int, only: set[int] | None = None) -> list[dict]:
     _setup(code)
     import psutil
     from django.contrib.auth import get_user_model
@@ -186,12 +191,19 @@ def measure(code: Path, round_no: int, requests: int) -> list[dict]:
     from retrieval.context import RecallContext
     from retrieval.pipeline import RecallRequest, recall
 
+    AS_OF = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
     queries = [json.loads(line)["query"] for line in
                (HERE / "recall_corpus" / "queries.jsonl").read_text().splitlines() if line]
     process = psutil.Process()
+    # The SQL runs in this connection's Postgres backend, a process of its own on this machine.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = psutil.Process(cursor.fetchone()[0])
     users = get_user_model().objects
-    cases = [(SMALL_USER, SMALL_COUNT, False), (SMALL_USER, SMALL_COUNT, True),
-             (LARGE_USER, 1000, False), (LARGE_USER, 1000, True)]
+    all_cases = [(SMALL_USER, SMALL_COUNT, False), (SMALL_USER, SMALL_COUNT, True),
+                 (LARGE_USER, 1000, False), (LARGE_USER, 1000, True)]
+    cases = [case for n, case in enumerate(all_cases) if only is None or n in only]
     # A warm-up recall loads the model, and a token under every space's keys opens the keys,
     # as a running server has them.
     recall(actor=users.get(username=SMALL_USER), request=RecallRequest(
@@ -199,7 +211,7 @@ def measure(code: Path, round_no: int, requests: int) -> list[dict]:
     search.query_tokens(list(Space.objects.filter(slug__startswith="many-").values_list("pk", flat=True)),
                         ["warm"])
     out = []
-    for case_no, (username, count, named) in enumerate(cases):
+    for case_no, (username, count, named) in ((n, case) for n, case in enumerate(all_cases) if case in cases):
         user = users.get(username=username)
         samples = []
         case_started = time.perf_counter()
@@ -211,16 +223,18 @@ def measure(code: Path, round_no: int, requests: int) -> list[dict]:
             index = (round_no * 4 + case_no) * requests + n
             text = f"{queries[index % len(queries)]} (ask {index})"
             spaces = tuple(_slug((n * 7 + k * count // NAMED) % count) for k in range(NAMED)) if named else ()
-            request = RecallRequest(context=RecallContext(query=text), spaces=spaces, k=5)
-            cpu = process.cpu_times()
+            # One instant for every process, so recency scores compare between the checkouts.
+            request = RecallRequest(context=RecallContext(query=text), spaces=spaces, k=5, as_of=AS_OF)
+            cpu, db_cpu = process.cpu_times(), backend.cpu_times()
             start = time.perf_counter()
             with access.rights_memoised(), CaptureQueriesContext(connection) as statements:
                 result = recall(actor=user, request=request, use_cache=False)
             wall = (time.perf_counter() - start) * 1000
-            after = process.cpu_times()
+            after, db_after = process.cpu_times(), backend.cpu_times()
             samples.append({
                 "query": text, "wall_ms": wall,
                 "cpu_ms": ((after.user - cpu.user) + (after.system - cpu.system)) * 1000,
+                "db_cpu_ms": ((db_after.user - db_cpu.user) + (db_after.system - db_cpu.system)) * 1000,
                 "statements": len(statements), "timings_ms": result.timings_ms,
                 "ids": [item.id for item in result.items],
                 "scores": [round(item.score, 6) for item in result.items],
@@ -238,11 +252,13 @@ def pct(values: list[float], q: float) -> float:
 
 def summarise(samples: list[dict]) -> dict:
     walls, cpus = [s["wall_ms"] for s in samples], [s["cpu_ms"] for s in samples]
+    db_cpus = [s.get("db_cpu_ms", 0.0) for s in samples]
     stages = sorted({k for s in samples for k in s["timings_ms"]})
     return {
         "requests": len(samples),
         "wall_ms": {"p50": pct(walls, 50), "p95": pct(walls, 95)},
         "cpu_ms": {"p50": pct(cpus, 50), "p95": pct(cpus, 95)},
+        "db_cpu_ms": {"p50": pct(db_cpus, 50), "p95": pct(db_cpus, 95)},
         "statements": {"min": min(s["statements"] for s in samples),
                        "max": max(s["statements"] for s in samples)},
         "stage_mean_ms": {k: round(statistics.mean(s["timings_ms"].get(k, 0) for s in samples), 1)
@@ -250,7 +266,7 @@ def summarise(samples: list[dict]) -> dict:
     }
 
 
-def run(baseline: Path, rounds: int, requests: int) -> None:
+def run(baseline: Path, rounds: int, requests: int, cases: list[int], out_path: Path) -> None:
     code = {"after": HERE.parent, "before": baseline}
     gathered: dict[tuple[str, int, int], list[dict]] = {}
     for round_no in range(rounds):
@@ -259,24 +275,27 @@ def run(baseline: Path, rounds: int, requests: int) -> None:
             print(f"round {round_no}: {label}", file=sys.stderr)
             done = subprocess.run(
                 [sys.executable, __file__, "measure", "--code", str(code[label]), "--round", str(round_no),
-                 "--requests", str(requests)], check=True, capture_output=True, text=True)
+                 "--requests", str(requests), "--cases", *map(str, cases)],
+                check=True, capture_output=True, text=True)
             for case in json.loads(done.stdout.strip().splitlines()[-1]):
                 gathered.setdefault((label, case["user_spaces"], case["named"]), []).extend(case["samples"])
     results = []
     for (label, count, named), samples in sorted(gathered.items(),
                                                  key=lambda kv: (kv[0][1], kv[0][2], kv[0][0])):
-        results.append({"code": label, "user_spaces": count, "named": named, **summarise(samples)})
-    same = _same_answers(gathered)
+        results.append({"code": label, "user_spaces": count, "named": named, **summarise(samples),
+                        "same_answers_as_before": _same_answers(gathered, count, named)})
+    same = {f"{r['user_spaces']} spaces, {r['named']} named": r["same_answers_as_before"]
+            for r in results if r["code"] == "after"}
     out = {"machine": f"{os.cpu_count()} cores, shared with other work; baseline measured in the same run",
            "transport": "in-process pipeline (retrieval.pipeline.recall), result cache off",
            "rounds": rounds, "requests_per_case_and_round": requests,
-           "answers_equal_where_both_finished": same, "results": results}
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(out, indent=2) + "\n")
+           "same_answers_where_both_ran": same, "results": results}
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text(json.dumps(out, indent=2) + "\n")
     print(f"same ids and scores where both ran: {same}")
     print("| spaces held | spaces named | code | requests | wall p50 | wall p95 | CPU p50 | CPU p95 "
-          "| SQL statements | slowest stages (mean ms) |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| Postgres CPU p50 | p95 | SQL statements | slowest stages (mean ms) | same answers |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         top = sorted(((v, k) for k, v in r["stage_mean_ms"].items() if k != "total"), reverse=True)[:3]
         stages = ", ".join(f"{k} {v:g}" for v, k in top)
@@ -287,17 +306,19 @@ def run(baseline: Path, rounds: int, requests: int) -> None:
         print(f"| {r['user_spaces']:,} | {named} | {r['code']} | {r['requests']} "
               f"| {r['wall_ms']['p50']:g} ms | {r['wall_ms']['p95']:g} ms "
               f"| {r['cpu_ms']['p50']:g} ms | {r['cpu_ms']['p95']:g} ms "
-              f"| {count} | {stages} |")
+              f"| {r['db_cpu_ms']['p50']:g} ms | {r['db_cpu_ms']['p95']:g} ms "
+              f"| {count} | {stages} | {r['same_answers_as_before'] or ''} |")
 
 
-def _same_answers(gathered: dict[tuple[str, int, int], list[dict]]) -> bool:
-    """Whether both checkouts ranked the same ids with the same scores for the requests they both ran
-    (the same round and position give the same query text)."""
-    answers = {(label, s["query"], count, named): (s["ids"], s["scores"])
-               for (label, count, named), samples in gathered.items() for s in samples}
-    compared = [(key, answer) for key, answer in answers.items()
-                if key[0] == "after" and ("before", *key[1:]) in answers]
-    return bool(compared) and all(answers[("before", *key[1:])] == answer for key, answer in compared)
+def _same_answers(gathered: dict[tuple[str, int, int], list[dict]], count: int, named: int) -> str | None:
+    """How many of the requests both checkouts ran (the same round and position give the same
+    query text) ranked the same ids with the same scores: "n of m", None if none compare."""
+    before = {s["query"]: (s["ids"], s["scores"]) for s in gathered.get(("before", count, named), [])}
+    after = {s["query"]: (s["ids"], s["scores"]) for s in gathered.get(("after", count, named), [])}
+    both = sorted(set(before) & set(after))
+    if not both:
+        return None
+    return f"{sum(before[q] == after[q] for q in both)} of {len(both)}"
 
 
 def main() -> None:
@@ -310,17 +331,20 @@ def main() -> None:
     m.add_argument("--code", type=Path, required=True)
     m.add_argument("--round", type=int, default=0)
     m.add_argument("--requests", type=int, default=10)
+    m.add_argument("--cases", type=int, nargs="+", default=list(CASES))
     r = sub.add_parser("run")
     r.add_argument("--baseline", type=Path, required=True)
     r.add_argument("--rounds", type=int, default=2)
     r.add_argument("--requests", type=int, default=10)
+    r.add_argument("--cases", type=int, nargs="+", default=list(CASES))
+    r.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     if args.command == "build":
         build(args.spaces, args.per_space)
     elif args.command == "measure":
-        print(json.dumps(measure(args.code, args.round, args.requests)))
+        print(json.dumps(measure(args.code, args.round, args.requests, set(args.cases))))
     else:
-        run(args.baseline, args.rounds, args.requests)
+        run(args.baseline, args.rounds, args.requests, args.cases, args.out)
 
 
 if __name__ == "__main__":
