@@ -125,11 +125,16 @@ class _ScopeAnswer:
 
 def _scope(actor: Actor, request: RecallRequest) -> _ScopeAnswer:
     """The spaces and memories this recall may read, after roles and memory modes."""
-    granted = access.rights(actor)
-    queryset = Space.objects.filter(pk__in=list(granted)).order_by("id").only("id", "slug", "mode")
+    columns = ("id", "slug", "mode")
     if request.spaces:
-        queryset = queryset.filter(slug__in=request.spaces)
-    spaces = list(queryset)
+        # The rights of the named spaces only: a user in a thousand spaces asking about
+        # five does not gather the other 995.
+        named = list(Space.objects.filter(slug__in=request.spaces).order_by("id").only(*columns))
+        granted = access.rights(actor, only=[space.pk for space in named])
+        spaces = [space for space in named if space.pk in granted]
+    else:
+        granted = access.rights(actor)
+        spaces = list(Space.objects.filter(pk__in=list(granted)).order_by("id").only(*columns))
     if request.spaces:
         missing = sorted(set(request.spaces) - {space.slug for space in spaces})
         if missing:

@@ -15,6 +15,7 @@ import hmac
 import secrets
 import threading
 import time
+from collections.abc import Iterable
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
@@ -181,6 +182,32 @@ def live_key_ids(space_id: int | None) -> tuple[int, ...]:
     with _lock:
         _live[space_id] = (now + ACTIVE_TTL_SECONDS, ids)
     return ids
+
+
+def live_key_ids_many(space_ids: Iterable[int]) -> dict[int, tuple[int, ...]]:
+    """live_key_ids() of many spaces, the ones not cached read in one query (a recall over
+    a thousand spaces would otherwise ask a thousand times every ACTIVE_TTL_SECONDS)."""
+    now = time.monotonic()
+    found: dict[int, tuple[int, ...]] = {}
+    missing: list[int] = []
+    for space_id in space_ids:
+        cached = _live.get(space_id)
+        if cached and cached[0] > now:
+            found[space_id] = cached[1]
+        else:
+            missing.append(space_id)
+    if missing:
+        read: dict[int, list[int]] = {}
+        for space_id, key_id in (DataKey.objects.filter(space_id__in=missing).order_by("pk")
+                                 .values_list("space_id", "pk")):
+            read.setdefault(space_id, []).append(key_id)
+        for space_id in missing:
+            # A space with no key yet gets its active one, as live_key_ids() does.
+            ids = tuple(read[space_id]) if space_id in read else live_key_ids(space_id)
+            with _lock:
+                _live[space_id] = (now + ACTIVE_TTL_SECONDS, ids)
+            found[space_id] = ids
+    return found
 
 
 def forget_cached(space_id: int | None = None) -> None:

@@ -94,14 +94,29 @@ def phrase_tokens(data_key_id: int, phrases: Iterable[str]) -> list[str]:
 
 def query_tokens(space_ids: Iterable[int], words: Iterable[str], *, phrase: bool = False) -> dict[str, str]:
     """token -> word, for every live key of every space: what a query looks up."""
-    prefix = "phrase|" if phrase else ""
     tokens: dict[str, str] = {}
+    for space_tokens in query_tokens_by_space(space_ids, words, phrase=phrase).values():
+        tokens.update(space_tokens)
+    return tokens
+
+
+def query_tokens_by_space(space_ids: Iterable[int], words: Iterable[str], *,
+                          phrase: bool = False) -> dict[int, dict[str, str]]:
+    """space id -> (token -> word) under that space's live keys.
+
+    A space's rows hold only its own keys' tokens, so a search that looks in each space
+    for that space's tokens finds what a search for every token everywhere finds, and
+    tests each row against a few tokens rather than all the spaces' (see retrieval.channels).
+    """
+    prefix = "phrase|" if phrase else ""
     word_list = list(dict.fromkeys(words))
-    for space_id in space_ids:
-        for key_id in datakeys.live_key_ids(space_id):
+    by_space: dict[int, dict[str, str]] = {}
+    for space_id, key_ids in datakeys.live_key_ids_many(space_ids).items():
+        tokens = by_space.setdefault(space_id, {})
+        for key_id in key_ids:
             for word in word_list:
                 tokens[datakeys.token(key_id, prefix + word)] = word
-    return tokens
+    return by_space
 
 
 def index_entries(rows: Sequence[tuple[str, int, dict[str, Any]]]) -> list[tuple[str, str, list[str]]]:
