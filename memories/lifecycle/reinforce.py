@@ -11,7 +11,7 @@ from django.utils import timezone
 from core.actor import Actor
 from core.models import Space
 from governance import access
-from governance.audit.services import audit_record
+from governance.audit.services import AuditRecord, audit_record_many
 from governance.crypto import keyed_digest
 from memories.lifecycle import decay
 from memories.models import Memory, MemoryStats
@@ -55,19 +55,41 @@ def repeats(rows: list[tuple[int, Space, str]], *, actor: Actor) -> dict[int, Me
 
 def reinforce(memory: Memory, *, actor: Actor) -> MemoryStats:
     """+0.02 confidence on today's (decayed) value, up to 0.95; counted and audited."""
-    stats = MemoryStats.objects.select_for_update().get(memory=memory)
-    before = stats.confidence
-    current = decayed_now(memory, stats)
-    stats.confidence = round(raised(current), 6)
-    stats.reinforced_count += 1
-    stats.decayed_at = stats.last_reinforced_at = timezone.now()
-    stats.save(update_fields=["confidence", "reinforced_count", "decayed_at", "last_reinforced_at"])
-    Memory.stats.related.set_cached_value(memory, stats)
-    audit_record("edit", actor=actor, space=memory.space, target=memory,
-                 before={"confidence": round(before, 4)},
-                 after={"confidence": stats.confidence, "reinforced_count": stats.reinforced_count},
-                 note="reinforced: the same text was written again")
-    return stats
+    return reinforce_many([memory], actor=actor)[0]
+
+
+def reinforce_many(memories: list[Memory], *, actor: Actor) -> list[MemoryStats]:
+    """Reinforce each of `memories` in order (a memory listed twice is reinforced twice);
+    returns each entry's stats row (one row for a memory listed twice).
+
+    The same counts, confidences and audit events as one `reinforce` call per entry, in
+    one locking read (rows locked in pk order), one update and one audit append.
+    """
+    if not memories:
+        return []
+    locked = {stats.memory_id: stats for stats in MemoryStats.objects.select_for_update()
+              .filter(memory_id__in={m.pk for m in memories}).order_by("memory_id")}
+    if len(locked) != len({m.pk for m in memories}):
+        raise MemoryStats.DoesNotExist("A reinforced memory has no stats row.")
+    steps, records = [], []
+    for memory in memories:
+        stats = locked[memory.pk]
+        before = stats.confidence
+        current = decayed_now(memory, stats)
+        stats.confidence = round(raised(current), 6)
+        stats.reinforced_count += 1
+        stats.decayed_at = stats.last_reinforced_at = timezone.now()
+        Memory.stats.related.set_cached_value(memory, stats)
+        steps.append(stats)
+        records.append(AuditRecord(
+            "edit", actor=actor, space=memory.space, target=memory,
+            before={"confidence": round(before, 4)},
+            after={"confidence": stats.confidence, "reinforced_count": stats.reinforced_count},
+            note="reinforced: the same text was written again"))
+    MemoryStats.objects.bulk_update(list(locked.values()),
+                                    ["confidence", "reinforced_count", "decayed_at", "last_reinforced_at"])
+    audit_record_many(records)
+    return steps
 
 
 def raised(confidence: float) -> float:
