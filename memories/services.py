@@ -164,7 +164,7 @@ class BulkResult:
 
 
 def _prepare_new(index: int, data: dict[str, Any], *, actor: Actor, spaces: dict[str, Space],
-                 writable: set[str]) -> PreparedRow:
+                 writable: set[str], memo: privacy.RedactionMemo) -> PreparedRow:
     row = PreparedRow(index=index)
     data = dict(data)
     slug = data.pop("space", None)
@@ -192,7 +192,7 @@ def _prepare_new(index: int, data: dict[str, Any], *, actor: Actor, spaces: dict
     }
     state = entry.normalise(state)
     # Before suggestions, so a summary or phrase derived from the content is clean too.
-    row.redaction_report = _redact(state, space=row.space, security_context=security_context)
+    row.redaction_report = _redact(state, space=row.space, security_context=security_context, memo=memo)
     try:
         _parse_occurred_at(state)
     except InvalidInput as exc:
@@ -236,11 +236,13 @@ REDACTED_FIELDS = ("title", "content", "summary", "canonical_phrases", "tags", "
 
 
 def _redact(state: dict[str, Any], *, space: Space | None, security_context: dict[str, Any],
-            metadata: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+            metadata: dict[str, Any] | None = None,
+            memo: privacy.RedactionMemo | None = None) -> list[dict[str, Any]]:
     """Redact PII from every storage-bound field of `state` in place; returns the report.
 
     Public figures come from `metadata` when given (an edit that leaves the metadata as
-    stored), else from the metadata in `state`.
+    stored), else from the metadata in `state`. `memo`: texts the same request redacted
+    already (privacy.RedactionMemo).
     """
     allowlist = [*(space.redaction_allowlist if space else []),
                  *(security_context.get("allowlist") or [])]
@@ -248,6 +250,7 @@ def _redact(state: dict[str, Any], *, space: Space | None, security_context: dic
         state, fields=[f for f in REDACTED_FIELDS if f in state], allowlist=allowlist,
         public_figures=privacy.public_figures_of(
             state["metadata"] if "metadata" in state or metadata is None else metadata),
+        memo=memo,
     )
 
 
@@ -297,15 +300,17 @@ def _insert(rows: list[PreparedRow], *, actor: Actor, check: bool = True) -> lis
                     check_pending=check and _checks_wanted(m.space))
         for m, row in zip(memories, rows, strict=True)
     )
+    # Both are read-only copies of the state: built once per row.
+    snapshots = [entry.snapshot(row.state) for row in rows]
     MemoryVersion.objects.bulk_create(
-        MemoryVersion(memory=m, version=1, snapshot=entry.snapshot(row.state), changes=[],
+        MemoryVersion(memory=m, version=1, snapshot=snapshot, changes=[],
                       reason="created", actor=access.user_or_none(actor))
-        for m, row in zip(memories, rows, strict=True)
+        for m, snapshot in zip(memories, snapshots, strict=True)
     )
     audit_record_many([
         AuditRecord("create", actor=actor, space=memory.space, target=memory,
-                    after={"version": 1, **entry.snapshot(row.state)}, digest_text=True)
-        for memory, row in zip(memories, rows, strict=True)
+                    after={"version": 1, **snapshot}, digest_text=True)
+        for memory, snapshot in zip(memories, snapshots, strict=True)
     ])
     ids = [m.id for m in memories]
     _index([(m, row.state) for m, row in zip(memories, rows, strict=True)])
@@ -329,7 +334,8 @@ def memory_bulk_create(*, actor: Actor, items: list[dict[str, Any]], atomic: boo
     what the space holds once their vectors are stored (memories.lifecycle.write_checks).
     """
     spaces, writable = _readable_spaces_by_slug(actor, {i["space"] for i in items if i.get("space")})
-    rows = [_prepare_new(index, item, actor=actor, spaces=spaces, writable=writable)
+    memo: privacy.RedactionMemo = {}  # this request's only: see privacy.RedactionMemo
+    rows = [_prepare_new(index, item, actor=actor, spaces=spaces, writable=writable, memo=memo)
             for index, item in enumerate(items)]
     known = _known_tags_of(rows)
     for row in rows:
