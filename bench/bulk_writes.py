@@ -346,8 +346,8 @@ class Checkout:
         self.server = subprocess.Popen(
             [str(Path(sys.executable).with_name("gunicorn")), "-c", "samsite/gunicorn_conf.py",
              "samsite.wsgi", "--log-level", "warning"],
-            cwd=self.code_root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True)
+            cwd=self.code_root, env=env, stdout=subprocess.DEVNULL,
+            stderr=(VAR_DIR / f"gunicorn-{self.variant}.log").open("w"), start_new_session=True)
 
     def stop(self) -> None:
         for process in (self.server, self.process):
@@ -464,6 +464,7 @@ def main() -> None:
                                      "reinforced": sum(x["reinforced"] for x in s),
                                      "failed": sum(x["failed"] for x in s)}
                                  for v, s in samples.items()}
+        write(results, args.out)  # kept if a later phase fails
         if args.http:
             for checkout in checkouts.values():
                 checkout.start_server()
@@ -495,9 +496,13 @@ def main() -> None:
         for checkout in checkouts.values():
             checkout.stop()
     results["load_average_at_end"] = os.getloadavg()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2) + "\n")
+    write(results, args.out)
     print(table(results))
+
+
+def write(results: dict, out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2) + "\n")
 
 
 def table(r: dict) -> str:
