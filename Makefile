@@ -45,6 +45,7 @@ lint: install
 bench: install $(VENV)/.bench-installed
 	$(BIN)/python bench/embedding_throughput.py
 	$(BIN)/python bench/writes.py
+	$(BIN)/python bench/bulk_writes.py
 	$(BIN)/python bench/recall_quality.py
 	$(BIN)/python bench/recall_conversational.py
 	$(BIN)/python bench/recall_speed.py

@@ -23,8 +23,16 @@ def redact_free_text(text: str, *, path: str = "", allowlist: Collection[str] = 
                         report=report if report is not None else [])
 
 
+# Redacted texts by (text, allowlist, public figures): what one batch of writes has redacted
+# already. Redaction is deterministic, so a text seen before (a metadata key, a source
+# type, a speaker's name) is answered from here. Callers keep one for a request only, so no
+# text outlives the write it came with.
+RedactionMemo = dict[tuple[str, tuple[str, ...], tuple[str, ...]], Any]
+
+
 def redact_value(value: Any, *, path: str, allowlist: Collection[str] = (),
-                 public_figures: Collection[str] = (), report: list[dict[str, Any]]) -> Any:
+                 public_figures: Collection[str] = (), report: list[dict[str, Any]],
+                 memo: RedactionMemo | None = None) -> Any:
     """`value` with every string in it redacted, dictionary keys included; appends one report
     entry per redaction.
 
@@ -36,11 +44,21 @@ def redact_value(value: Any, *, path: str, allowlist: Collection[str] = (),
 
     Walks the value with an explicit stack, not recursion: any nesting depth is safe (a value
     nested 5,000 deep costs no more than a flat one of the same size).
+
+    `memo`, when given, answers texts redacted before with the same allowlist and public
+    figures (see RedactionMemo) and keeps the new ones.
     """
+    memo_key = (tuple(allowlist), tuple(public_figures))
+
     def redact(text: str, at: str | None, part: str | None = None) -> tuple[str, list[dict[str, Any]]]:
         from governance.redaction import redact_text
 
-        result = redact_text(text, allowlist=allowlist, public_figures=public_figures)
+        key = (text, *memo_key)
+        result = memo.get(key) if memo is not None else None
+        if result is None:
+            result = redact_text(text, allowlist=allowlist, public_figures=public_figures)
+            if memo is not None:
+                memo[key] = result
         entries = [{"path": at, "kind": f.kind, "pattern": f.rule, "start": f.start, "end": f.end,
                     **({"part": part} if part else {})} for f in result.findings]
         report.extend(entries)
@@ -96,13 +114,15 @@ def _unique_key(target: dict[Any, Any], key: Any) -> Any:
 
 
 def redact_fields(values: dict[str, Any], *, fields: Iterable[str], allowlist: Collection[str] = (),
-                  public_figures: Collection[str] = ()) -> list[dict[str, Any]]:
-    """Redact `fields` of `values` in place; returns the redaction report."""
+                  public_figures: Collection[str] = (), memo: RedactionMemo | None = None,
+                  ) -> list[dict[str, Any]]:
+    """Redact `fields` of `values` in place; returns the redaction report. `memo`: see
+    redact_value."""
     report: list[dict[str, Any]] = []
     for name in fields:
         if name in values and values[name] is not None:
             values[name] = redact_value(values[name], path=name, allowlist=allowlist,
-                                        public_figures=public_figures, report=report)
+                                        public_figures=public_figures, report=report, memo=memo)
     return report
 
 

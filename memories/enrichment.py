@@ -150,6 +150,21 @@ def suggest_tags(*, title: str, content: str, limit: int = 5,
     stores must never copy the content's own words there (docs/security.md). Without it,
     for drafts that are shown and not stored, any word.
     """
+    ranked = _ranked_tag_words(title=title, content=content)
+    if known is None:
+        return ranked[:limit]
+    candidates = ranked[:KNOWN_TAG_CANDIDATES]
+    accepted = set(known(candidates)) if candidates else set()
+    return [word for word in candidates if word in accepted][:limit]
+
+
+def tag_candidates(*, title: str, content: str) -> list[str]:
+    """The words `suggest_tags` hands its `known` check, strongest first: a batch of
+    writes looks them all up in one query (memories.services)."""
+    return _ranked_tag_words(title=title, content=content)[:KNOWN_TAG_CANDIDATES]
+
+
+def _ranked_tag_words(*, title: str, content: str) -> list[str]:
     low, high = limits.TAG
     counts: Counter[str] = Counter()
     first_seen: dict[str, int] = {}
@@ -160,9 +175,4 @@ def suggest_tags(*, title: str, content: str, limit: int = 5,
             continue
         counts[word] += 1
         first_seen.setdefault(word, position)
-    ranked = sorted(counts, key=lambda w: (-counts[w], first_seen[w]))
-    if known is None:
-        return ranked[:limit]
-    candidates = ranked[:KNOWN_TAG_CANDIDATES]
-    accepted = set(known(candidates)) if candidates else set()
-    return [word for word in candidates if word in accepted][:limit]
+    return sorted(counts, key=lambda w: (-counts[w], first_seen[w]))

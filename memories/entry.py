@@ -115,6 +115,11 @@ def normalise(changes: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def wants_tag_suggestions(state: dict[str, Any], *, explicit: set[str]) -> bool:
+    """Whether `fill_suggestions` suggests tags for `state`: none given, and a content."""
+    return "tags" not in explicit and not state.get("tags") and bool(state.get("content"))
+
+
 def fill_suggestions(state: dict[str, Any], *, explicit: set[str],
                      known_tags: Callable[[list[str]], Collection[str]] | None = None) -> list[str]:
     """Suggest summary, phrases and tags where missing. Returns the names filled in.
@@ -132,8 +137,7 @@ def fill_suggestions(state: dict[str, Any], *, explicit: set[str],
             title=state["title"], content=state.get("content", "")
         )
         filled.append("canonical_phrases")
-    if ("tags" not in explicit and not state.get("tags") and state.get("content")
-            and known_tags is not None):
+    if wants_tag_suggestions(state, explicit=explicit) and known_tags is not None:
         state["tags"] = enrichment.suggest_tags(
             title=state.get("title", ""), content=state["content"], known=known_tags
         )

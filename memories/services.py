@@ -31,11 +31,11 @@ from core.models import Space
 from core.results import WriteResult
 from core.signals import announce_change
 from governance import access, policy, privacy
-from governance.audit.services import audit_record
+from governance.audit.services import AuditRecord, audit_record, audit_record_many
 from governance.crypto import datakeys, keyed_digest
 from governance.models import RestrictedTag
 from governance.modes import WriteOutcome
-from memories import entry, selectors
+from memories import enrichment, entry, selectors
 from memories.embeddings.jobs import enqueue_embedding
 from memories.entities import linking as entities
 from memories.lifecycle import reinforce
@@ -131,6 +131,8 @@ class PreparedRow:
     memory_id: str | None = None
     suggested: list[str] = field(default_factory=list)
     errors: dict[str, list[str]] = field(default_factory=dict)
+    # The fields the caller gave (the others may be suggested).
+    given: set[str] = field(default_factory=set)
     redaction_report: list[dict[str, Any]] = field(default_factory=list)
     outcome: WriteOutcome = WriteOutcome.STORE
     # The same text is stored already (or earlier in the batch): that memory was
@@ -162,7 +164,7 @@ class BulkResult:
 
 
 def _prepare_new(index: int, data: dict[str, Any], *, actor: Actor, spaces: dict[str, Space],
-                 writable: set[str]) -> PreparedRow:
+                 writable: set[str], memo: privacy.RedactionMemo) -> PreparedRow:
     row = PreparedRow(index=index)
     data = dict(data)
     slug = data.pop("space", None)
@@ -190,19 +192,43 @@ def _prepare_new(index: int, data: dict[str, Any], *, actor: Actor, spaces: dict
     }
     state = entry.normalise(state)
     # Before suggestions, so a summary or phrase derived from the content is clean too.
-    row.redaction_report = _redact(state, space=row.space, security_context=security_context)
+    row.redaction_report = _redact(state, space=row.space, security_context=security_context, memo=memo)
     try:
         _parse_occurred_at(state)
     except InvalidInput as exc:
         row.errors.update(exc.fields)
-    known = (lambda words, space=row.space: known_tags(space=space, words=words)) if row.space else None
-    row.suggested = entry.fill_suggestions(state, explicit=set(data), known_tags=known)
+    row.given = set(data)
+    row.state = state
+    return row
+
+
+def _finish_new(row: PreparedRow, *, actor: Actor, known: dict[int, set[str]]) -> None:
+    """Suggest what is missing and validate a row `_prepare_new` began; `known`: the tags
+    each space holds among the rows' tag candidates (`_known_tags_of`)."""
+    state = row.state
+    accept = None
+    if row.space is not None:
+        have = known.get(row.space.pk, set())
+        accept = lambda words: [word for word in words if word in have]  # noqa: E731
+    row.suggested = entry.fill_suggestions(state, explicit=row.given, known_tags=accept)
     row.errors.update(entry.validate(state))
     if row.space is not None:
         row.errors.update(_check_superseded_by(state, actor=actor, space=row.space,
                                                self_id=row.memory_id))
-    row.state = state
-    return row
+
+
+def _known_tags_of(rows: list[PreparedRow]) -> dict[int, set[str]]:
+    """The tags each space already holds among the tag candidates of the rows that will be
+    given suggested tags: one query per space for the whole batch instead of one per row."""
+    words: dict[int, set[str]] = {}
+    spaces: dict[int, Space] = {}
+    for row in rows:
+        if row.space is None or not entry.wants_tag_suggestions(row.state, explicit=row.given):
+            continue
+        spaces[row.space.pk] = row.space
+        words.setdefault(row.space.pk, set()).update(enrichment.tag_candidates(
+            title=row.state.get("title", ""), content=row.state["content"]))
+    return {pk: known_tags(space=spaces[pk], words=sorted(found)) for pk, found in words.items() if found}
 
 
 REDACTED_FIELDS = ("title", "content", "summary", "canonical_phrases", "tags", "metadata",
@@ -210,11 +236,13 @@ REDACTED_FIELDS = ("title", "content", "summary", "canonical_phrases", "tags", "
 
 
 def _redact(state: dict[str, Any], *, space: Space | None, security_context: dict[str, Any],
-            metadata: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+            metadata: dict[str, Any] | None = None,
+            memo: privacy.RedactionMemo | None = None) -> list[dict[str, Any]]:
     """Redact PII from every storage-bound field of `state` in place; returns the report.
 
     Public figures come from `metadata` when given (an edit that leaves the metadata as
-    stored), else from the metadata in `state`.
+    stored), else from the metadata in `state`. `memo`: texts the same request redacted
+    already (privacy.RedactionMemo).
     """
     allowlist = [*(space.redaction_allowlist if space else []),
                  *(security_context.get("allowlist") or [])]
@@ -222,6 +250,7 @@ def _redact(state: dict[str, Any], *, space: Space | None, security_context: dic
         state, fields=[f for f in REDACTED_FIELDS if f in state], allowlist=allowlist,
         public_figures=privacy.public_figures_of(
             state["metadata"] if "metadata" in state or metadata is None else metadata),
+        memo=memo,
     )
 
 
@@ -271,14 +300,18 @@ def _insert(rows: list[PreparedRow], *, actor: Actor, check: bool = True) -> lis
                     check_pending=check and _checks_wanted(m.space))
         for m, row in zip(memories, rows, strict=True)
     )
+    # Both are read-only copies of the state: built once per row.
+    snapshots = [entry.snapshot(row.state) for row in rows]
     MemoryVersion.objects.bulk_create(
-        MemoryVersion(memory=m, version=1, snapshot=entry.snapshot(row.state), changes=[],
+        MemoryVersion(memory=m, version=1, snapshot=snapshot, changes=[],
                       reason="created", actor=access.user_or_none(actor))
-        for m, row in zip(memories, rows, strict=True)
+        for m, snapshot in zip(memories, snapshots, strict=True)
     )
-    for memory, row in zip(memories, rows, strict=True):
-        audit_record("create", actor=actor, space=memory.space, target=memory,
-                     after={"version": 1, **entry.snapshot(row.state)}, digest_text=True)
+    audit_record_many([
+        AuditRecord("create", actor=actor, space=memory.space, target=memory,
+                    after={"version": 1, **snapshot}, digest_text=True)
+        for memory, snapshot in zip(memories, snapshots, strict=True)
+    ])
     ids = [m.id for m in memories]
     _index([(m, row.state) for m, row in zip(memories, rows, strict=True)])
     enqueue_embedding(ids)
@@ -301,8 +334,12 @@ def memory_bulk_create(*, actor: Actor, items: list[dict[str, Any]], atomic: boo
     what the space holds once their vectors are stored (memories.lifecycle.write_checks).
     """
     spaces, writable = _readable_spaces_by_slug(actor, {i["space"] for i in items if i.get("space")})
-    rows = [_prepare_new(index, item, actor=actor, spaces=spaces, writable=writable)
+    memo: privacy.RedactionMemo = {}  # this request's only: see privacy.RedactionMemo
+    rows = [_prepare_new(index, item, actor=actor, spaces=spaces, writable=writable, memo=memo)
             for index, item in enumerate(items)]
+    known = _known_tags_of(rows)
+    for row in rows:
+        _finish_new(row, actor=actor, known=known)
 
     requested = [r.memory_id for r in rows if r.memory_id]
     taken = set(Memory.objects.filter(pk__in=requested).values_list("pk", flat=True))
@@ -348,9 +385,9 @@ def _reinforce(rows: list[PreparedRow], repeats: dict[int, Memory | int], *, act
         row = by_index[index]
         memory = by_index[target].memory if isinstance(target, int) else target
         assert memory is not None
-        reinforce.reinforce(memory, actor=actor)
         row.memory, row.reinforced = memory, True
         reinforced.append(memory)
+    reinforce.reinforce_many(reinforced, actor=actor)
     return reinforced
 
 

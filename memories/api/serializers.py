@@ -392,13 +392,15 @@ class MemoryBulkInputSerializer(JSONInputSerializer):
         invalid row's errors by its index."""
         items: list[dict[str, Any]] = []
         invalid: dict[int, dict[str, list[str]]] = {}
+        # One serializer checks every row: building its fields (a deep copy of the declared
+        # ones) costs more than checking a short row. Its fields keep no state between rows.
+        row = MemoryCreateInputSerializer()
         for index, item in enumerate(attrs["items"]):
-            row = MemoryCreateInputSerializer(data=item)
-            if row.is_valid():
-                items.append(row.validated_data)
-            else:
+            try:
+                items.append(row.run_validation(item))
+            except serializers.ValidationError as exc:
                 items.append(item)
-                invalid[index] = flatten_errors(row.errors)
+                invalid[index] = flatten_errors(exc.detail)
         return {**attrs, "items": items, "invalid": invalid}
 
 
