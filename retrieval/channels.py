@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -122,8 +123,8 @@ def vector_candidates(scope: Scope, vector: str, limit: int) -> list[str]:
     ef_search = max(limit, int(settings.SAM_RECALL["HNSW_EF_SEARCH"]))
     with reading_connection.cursor() as cursor:
         # SET LOCAL lasts until the end of the surrounding transaction (the caller's atomic).
-        cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
-        cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+        cursor.execute("SELECT set_config('hnsw.ef_search', %s, true), "
+                       "set_config('hnsw.iterative_scan', 'relaxed_order', true)", [str(ef_search)])
         cursor.execute(
             f"SELECT m.id FROM {MEMORY} m WHERE {where} AND m.embedding IS NOT NULL "
             "ORDER BY m.embedding <=> %s::vector LIMIT %s",
@@ -201,13 +202,25 @@ def plan_lexical(scope: Scope, lexemes: list[str]) -> LexicalPlan:
         return plan
     plan.tokens = search.query_tokens(scope.space_ids, lexemes)
     counts: dict[str, int] = {}
-    for token, ndoc in (LexemeStat.objects.filter(space_id__in=scope.space_ids, lexeme__in=list(plan.tokens))
-                        .values_list("lexeme", "ndoc")):
+    # The tokens' document counts and the spaces' sizes in one round trip: a NULL token
+    # marks a space's (documents, average length) row.
+    with reading_connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT lexeme, ndoc, NULL::float8 FROM {LexemeStat._meta.db_table} "
+            "WHERE space_id = ANY(%s) AND lexeme = ANY(%s) UNION ALL "
+            f"SELECT NULL, documents, average_length FROM {SpaceTextStats._meta.db_table} "
+            "WHERE space_id = ANY(%s)",
+            [list(scope.space_ids), list(plan.tokens), list(scope.space_ids)],
+        )
+        fetched = cursor.fetchall()
+    stats: list[tuple[int, float]] = []
+    for token, number, average_length in fetched:
+        if token is None:
+            stats.append((number, average_length))
+            continue
         lexeme = plan.tokens[token]
-        counts[lexeme] = counts.get(lexeme, 0) + ndoc
+        counts[lexeme] = counts.get(lexeme, 0) + number
     plan.document_counts = counts
-    stats = list(SpaceTextStats.objects.filter(space_id__in=scope.space_ids)
-                 .values_list("documents", "average_length"))
     plan.documents = sum(documents for documents, _ in stats)
     if plan.documents:
         plan.average_length = sum(documents * length for documents, length in stats) / plan.documents
@@ -259,10 +272,14 @@ def exact_candidates(scope: Scope, grams: list[str], limit: int) -> list[str]:
     # cannot know that: with many spaces its statistics hold none of a space's tokens, and
     # it guessed 400,000 of a million rows for a question's hundred tokens and read the whole
     # table (2.6 s a recall, against 13 ms through the index), so the index is required.
-    with transaction.atomic(using=read_alias()), reading_connection.cursor() as cursor:
-        cursor.execute("SELECT current_setting('enable_seqscan')")
+    # No savepoint of its own: SET LOCAL outlives a released savepoint anyway, and the
+    # setting is put back below; outside a transaction this still opens one.
+    with transaction.atomic(using=read_alias(), savepoint=False), reading_connection.cursor() as cursor:
+        # The old value is read in the row the new one is set from (OFFSET 0 keeps the
+        # subquery apart, so it is read first).
+        cursor.execute("SELECT before.value, set_config('enable_seqscan', 'off', true) FROM "
+                       "(SELECT current_setting('enable_seqscan') AS value OFFSET 0) AS before")
         previous = cursor.fetchone()[0]
-        cursor.execute("SELECT set_config('enable_seqscan', 'off', true)")
         cursor.execute(
             f"WITH hits AS MATERIALIZED (SELECT id FROM {MEMORY} WHERE phrase_tokens && %s::varchar[]) "
             f"SELECT m.id FROM {MEMORY} m JOIN hits ON hits.id = m.id WHERE {where} "
@@ -338,6 +355,63 @@ SEALED_COLUMNS = {"title": "text", "summary": "text", "content": "text", "canoni
                   "source_ref": "text", "source_uri": "text"}
 
 
+class CandidateRow(MutableMapping[str, Any]):
+    """A candidate's columns, its sealed text opened on first read.
+
+    A recall scores a few hundred candidates and shows five: scoring reads the sealed
+    canonical phrases of each (the exact signal), but titles, summaries, contents and
+    sources only of the few that make the cut (the graph's seeds, the items returned, a
+    pack's). Opening each value when it is first read gives every reader the value an
+    opening of all of them would have, so scores and ranks do not change; the candidates
+    nobody reads are never decrypted. A value is opened once and kept.
+    """
+
+    __slots__ = ("_sealed", "_values")
+
+    def __init__(self, values: dict[str, Any], sealed: dict[str, bytes | None]) -> None:
+        self._values = values
+        self._sealed = sealed
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self._sealed:
+            blob = self._sealed.pop(key)
+            opener = cipher.open_json if SEALED_COLUMNS[key] == "json" else cipher.open_text
+            self._values[key] = opener(blob, context=f"{MEMORY}.{key}")
+        return self._values[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._sealed.pop(key, None)
+        self._values[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        if self._sealed.pop(key, _MISSING) is _MISSING:
+            del self._values[key]
+        else:
+            self._values.pop(key, None)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._values or key in self._sealed
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        shown = {k: "<sealed>" if k in self._sealed else v for k, v in self._values.items()}
+        return f"CandidateRow({shown!r})"
+
+    def open_all(self) -> CandidateRow:
+        """Open what is still sealed (before the row is kept beyond this request)."""
+        for key in list(self._sealed):
+            self[key]
+        return self
+
+
+_MISSING = object()
+
+
 def candidate_rows(ids: list[str], *, vector: str | None, tokens: dict[str, str]) -> list[dict[str, Any]]:
     """Everything scoring needs for each candidate, in one query; sealed text opened."""
     lexemes = sorted(tokens)
@@ -377,15 +451,17 @@ def candidate_rows(ids: list[str], *, vector: str | None, tokens: dict[str, str]
     )
     with reading_connection.cursor() as cursor:
         cursor.execute(sql, params)
-        rows = [dict(zip(CANDIDATE_COLUMNS, row, strict=True)) for row in cursor.fetchall()]
-    for row in rows:
+        fetched = [dict(zip(CANDIDATE_COLUMNS, row, strict=True)) for row in cursor.fetchall()]
+    rows: list[dict[str, Any]] = []
+    for values in fetched:
+        # Sealed text stays sealed until read (CandidateRow); the key keeps its column's place.
+        sealed = {column: None if values[column] is None else bytes(values[column])
+                  for column in SEALED_COLUMNS}
+        row = CandidateRow(values, sealed)
+        rows.append(row)  # type: ignore[arg-type]  # read like the dict it stands in for
         # Django's psycopg setup hands jsonb back as text; decode it like the ORM would.
         if isinstance(row["decay_policy"], str):
             row["decay_policy"] = json.loads(row["decay_policy"])
-        for column, kind in SEALED_COLUMNS.items():
-            context = f"{MEMORY}.{column}"
-            opened = (cipher.open_json if kind == "json" else cipher.open_text)(row[column], context=context)
-            row[column] = opened
         matched: dict[str, tuple[float, int]] = {}
         for entry in row["matched_lexemes"] or []:
             rest, _, count = entry.rpartition(":")
