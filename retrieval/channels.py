@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from django.conf import settings
@@ -191,6 +192,12 @@ class LexicalPlan:
         df = min(self.document_counts.get(lexeme, 0), n)
         return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
+    @cached_property
+    def query_idf(self) -> float:
+        """What the query's lexemes could score at most (lexical_signal's divisor): the same for
+        every candidate, so summed once. Read only once the plan is complete (plan_lexical)."""
+        return sum(self.idf(lexeme) for lexeme in self.all_lexemes)
+
 
 def plan_lexical(scope: Scope, lexemes: list[str]) -> LexicalPlan:
     """Pick the rarest lexemes whose document counts fit the row budget.
@@ -355,58 +362,98 @@ SEALED_COLUMNS = {"title": "text", "summary": "text", "content": "text", "canoni
                   "source_ref": "text", "source_uri": "text"}
 
 
-class CandidateRow(MutableMapping[str, Any]):
+class CandidateRow(dict[str, Any]):
     """A candidate's columns, its sealed text opened on first read.
 
-    A recall scores a few hundred candidates and shows five: scoring reads the sealed
+    A recall scores a hundred or more candidates and shows five: scoring reads the sealed
     canonical phrases of each (the exact signal), but titles, summaries, contents and
     sources only of the few that make the cut (the graph's seeds, the items returned, a
     pack's). Opening each value when it is first read gives every reader the value an
     opening of all of them would have, so scores and ranks do not change; the candidates
-    nobody reads are never decrypted. A value is opened once and kept.
+    nobody reads are never decrypted.
+
+    A dict whose sealed columns are missing until read (`__missing__` opens one and keeps
+    it), so reading an open column costs what a dict read costs: scoring reads some forty
+    per candidate. Whatever looks at the whole row (iteration, items, copies, equality,
+    pickling) opens every column first.
     """
 
-    __slots__ = ("_sealed", "_values")
+    __slots__ = ("_sealed",)
 
     def __init__(self, values: dict[str, Any], sealed: dict[str, bytes | None]) -> None:
-        self._values = values
+        super().__init__(values)
         self._sealed = sealed
 
-    def __getitem__(self, key: str) -> Any:
-        if key in self._sealed:
-            blob = self._sealed.pop(key)
-            opener = cipher.open_json if SEALED_COLUMNS[key] == "json" else cipher.open_text
-            self._values[key] = opener(blob, context=f"{MEMORY}.{key}")
-        return self._values[key]
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        self._sealed.pop(key, None)
-        self._values[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        if self._sealed.pop(key, _MISSING) is _MISSING:
-            del self._values[key]
-        else:
-            self._values.pop(key, None)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._values or key in self._sealed
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._values)
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def __repr__(self) -> str:
-        shown = {k: "<sealed>" if k in self._sealed else v for k, v in self._values.items()}
-        return f"CandidateRow({shown!r})"
+    def __missing__(self, key: str) -> Any:
+        blob = self._sealed.pop(key)  # KeyError for a column the row does not have
+        opener = cipher.open_json if SEALED_COLUMNS[key] == "json" else cipher.open_text
+        value = opener(blob, context=f"{MEMORY}.{key}")
+        dict.__setitem__(self, key, value)
+        return value
 
     def open_all(self) -> CandidateRow:
-        """Open what is still sealed (before the row is kept beyond this request)."""
+        """Open what is still sealed (before the row is looked at whole or kept)."""
         for key in list(self._sealed):
             self[key]
         return self
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self._sealed else dict.get(self, key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or key in self._sealed
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._sealed.pop(key, None)
+        dict.__setitem__(self, key, value)
+
+    def __delitem__(self, key: str) -> None:
+        if self._sealed.pop(key, _MISSING) is _MISSING:
+            dict.__delitem__(self, key)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        if key in self._sealed:
+            self[key]
+        return dict.pop(self, key, *default)
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if key in self._sealed:
+            return self[key]
+        return dict.setdefault(self, key, default)
+
+    def __iter__(self) -> Iterator[str]:
+        return dict.__iter__(self.open_all())
+
+    def __len__(self) -> int:
+        return dict.__len__(self) + len(self._sealed)
+
+    def keys(self):
+        return dict.keys(self.open_all())
+
+    def items(self):
+        return dict.items(self.open_all())
+
+    def values(self):
+        return dict.values(self.open_all())
+
+    def copy(self) -> dict[str, Any]:
+        return dict(self.items())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CandidateRow):
+            other.open_all()
+        return dict.__eq__(self.open_all(), other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as it is, sealed values still sealed (the cache keeps answers opened: pipeline.recall).
+        return (CandidateRow, (dict(dict.items(self)), dict(self._sealed)))
+
+    def __repr__(self) -> str:
+        return f"CandidateRow({dict(dict.items(self))!r}, sealed={sorted(self._sealed)!r})"
 
 
 _MISSING = object()
@@ -454,11 +501,11 @@ def candidate_rows(ids: list[str], *, vector: str | None, tokens: dict[str, str]
         fetched = [dict(zip(CANDIDATE_COLUMNS, row, strict=True)) for row in cursor.fetchall()]
     rows: list[dict[str, Any]] = []
     for values in fetched:
-        # Sealed text stays sealed until read (CandidateRow); the key keeps its column's place.
-        sealed = {column: None if values[column] is None else bytes(values[column])
-                  for column in SEALED_COLUMNS}
+        # Sealed text stays sealed until read (CandidateRow).
+        blobs = {column: values.pop(column) for column in SEALED_COLUMNS}
+        sealed = {column: None if blob is None else bytes(blob) for column, blob in blobs.items()}
         row = CandidateRow(values, sealed)
-        rows.append(row)  # type: ignore[arg-type]  # read like the dict it stands in for
+        rows.append(row)
         # Django's psycopg setup hands jsonb back as text; decode it like the ORM would.
         if isinstance(row["decay_policy"], str):
             row["decay_policy"] = json.loads(row["decay_policy"])
@@ -489,7 +536,7 @@ def lexical_signal(matched: dict[str, tuple[float, int]], plan: LexicalPlan, *, 
     in a memory of average length; the sum is divided by the idf of all the query's
     lexemes, so a memory holding every one of them in its title scores about 1.
     """
-    total = sum(plan.idf(lexeme) for lexeme in plan.all_lexemes)
+    total = plan.query_idf
     if not total:
         return 0.0
     config = settings.SAM_RECALL
