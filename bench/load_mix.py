@@ -15,11 +15,23 @@ bench/recall_speed.py, which rebuilds a space whose count is off).
 locust runs on the same cores as SAM, in a child process of its own: it patches the process
 for gevent on import, which the Django side (psycopg, subprocesses) must not get.
 
+CPU is read per process tree (web, job worker, Postgres) over the measured window and shown
+per request of the mix as well as in cores. After the window, a trivial authenticated GET
+(`/api/v1/me/mode/`, one small read) sent one at a time gives the fixed cost of any request
+(token check, middleware, DRF) in CPU and wall time.
+
+`--baseline <checkout>` measures another checkout (the code a change starts from, e.g. a git
+worktree at the base commit) beside this one in the same run: each configuration runs under
+both, alternating which goes first from round to round (`--rounds`), against the same bench
+store (the baseline's servers get this checkout's var/bench). On a shared machine only
+figures from the same run compare; CPU per request is the steadier of them.
+
 Run from the repository root (its own embedded Postgres under var/bench), with locust from
 requirements/bench.txt:
 
     .venv/bin/python bench/load_mix.py [--users 2 4 8] [--web 1 2] [--seconds 60] [--warmup 10]
                                        [--seed 7] [--track] [--out bench/results/load_mix.json]
+                                       [--baseline ../sam-base] [--rounds 1]
 
 Writes bench/results/load_mix.json (or --out) and prints Markdown tables for docs/benchmarks.md.
 """
@@ -56,6 +68,11 @@ PRD_SPACE = "load-mix-prd"
 MIX = {"recall": 80, "create": 15, "prd_event": 5}
 SERVICES = ["billing", "search", "auth", "orders", "media", "reports", "notify", "catalog"]
 Q_WORKERS = 2  # the shipped default (SAM_Q_WORKERS)
+# The per-request overhead probe: an authenticated GET that does almost nothing.
+PING_PATH = "/api/v1/me/mode/"
+PING_REQUESTS = 200
+# The process trees whose CPU a request costs (locust and the rest of the machine are not SAM's).
+SAM_PROCESSES = ("web", "postgres", "worker")
 WEB_THREADS = 2  # the shipped default (SAM_WEB_THREADS)
 
 
@@ -175,8 +192,10 @@ def run_locust(config_path: Path) -> None:
 
 # --- the driver (Django side) -------------------------------------------------------
 
-def start(command: list[str], env: dict[str, str], **kwargs: Any) -> subprocess.Popen:
-    return subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env}, start_new_session=True, **kwargs)
+def start(command: list[str], env: dict[str, str], *, cwd: Path = ROOT, **kwargs: Any) -> subprocess.Popen:
+    # os.environ carries SAM_VAR_DIR (benchenv), so a baseline checkout's servers use this
+    # checkout's bench store: the same database, data keys and secret.
+    return subprocess.Popen(command, cwd=cwd, env={**os.environ, **env}, start_new_session=True, **kwargs)
 
 
 def stop(process: subprocess.Popen) -> None:
@@ -349,10 +368,35 @@ class Plan:
     seed: int
     track: bool
     drain_limit: int
+    # Whose code serves: "change" (this checkout) or "baseline" (--baseline).
+    variant: str = "change"
+    checkout: Path = ROOT
 
     @property
     def label(self) -> str:
-        return f"w{self.web}u{self.users}s{self.seed}t{int(time.time())}"
+        return f"w{self.web}u{self.users}s{self.seed}{self.variant[0]}t{int(time.time())}"
+
+
+def ping_overhead(token: str, pids: dict[str, int | None]) -> dict[str, float]:
+    """CPU and wall time of a trivial authenticated GET, sent one at a time on an idle server."""
+    import httpx
+
+    latencies = []
+    with httpx.Client(base_url=f"http://127.0.0.1:{PORT}", timeout=30,
+                      headers={"Authorization": f"Bearer {token}"}) as client:
+        for _ in range(20):  # warm up: connections, the token's last use
+            client.get(PING_PATH).raise_for_status()
+        before = cpu_reading(pids)
+        for _ in range(PING_REQUESTS):
+            began = time.perf_counter()
+            client.get(PING_PATH).raise_for_status()
+            latencies.append((time.perf_counter() - began) * 1000)
+        after = cpu_reading(pids)
+    per_request = {name: round((after[name] - before[name]) * 1000 / PING_REQUESTS, 2)
+                   for name in SAM_PROCESSES}
+    return {"path": PING_PATH, "requests": PING_REQUESTS, "cpu_ms": per_request,
+            "cpu_ms_total": round(sum(per_request.values()), 2),
+            "wall_ms_p50": pct(latencies, 50), "wall_ms_p95": pct(latencies, 95)}
 
 
 def run_configuration(plan: Plan, *, token: str, space_id: int) -> dict:
@@ -364,9 +408,10 @@ def run_configuration(plan: Plan, *, token: str, space_id: int) -> dict:
     server = start([str(Path(sys.executable).with_name("gunicorn")), "-c", "samsite/gunicorn_conf.py",
                     "samsite.wsgi", "--log-level", "warning"],
                    {"SAM_PORT": str(PORT), "SAM_WEB_WORKERS": str(plan.web), "SAM_WEB_ACCESS_LOG": "",
-                    "SAM_DEBUG": "0"}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    "SAM_DEBUG": "0"},
+                   cwd=plan.checkout, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     cluster = start([sys.executable, "manage.py", "qcluster"], {"SAM_Q_WORKERS": str(Q_WORKERS)},
-                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    cwd=plan.checkout, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     workdir = Path(tempfile.mkdtemp(prefix="load-mix-"))
     try:
         wait_until_up(server, token)
@@ -398,6 +443,7 @@ def run_configuration(plan: Plan, *, token: str, space_id: int) -> dict:
             raise SystemExit(f"locust failed (exit {locust.returncode})")
         drained = drain(space_id, since, plan.drain_limit)
         lag = job_lag(window_start)
+        ping = ping_overhead(token, {name: pids[name] for name in SAM_PROCESSES})
     finally:
         stop(server)
         stop(cluster)
@@ -406,7 +452,7 @@ def run_configuration(plan: Plan, *, token: str, space_id: int) -> dict:
     return summarise(plan, record, readings, extra={
         "loadavg_before": [round(x, 2) for x in load_before], "stale_jobs_before": stale,
         "backlog_at_end": at_end, "job_lag_seconds": lag,
-        "drain_seconds": drained, "memories_removed_after": removed})
+        "drain_seconds": drained, "memories_removed_after": removed, "trivial_get": ping})
 
 
 def summarise(plan: Plan, record: dict, readings: dict, *, extra: dict) -> dict:
@@ -425,7 +471,13 @@ def summarise(plan: Plan, record: dict, readings: dict, *, extra: dict) -> dict:
     names = sorted({k for s in stages for k in s if k != "total"})
     totals = [s["total"] for s in stages]
     recall_http = record["latencies"]["recall"]
+    requests = sum(t["n"] for t in per_type.values())
+    # CPU per request of the mix, by process tree: the figure a shared machine leaves steady.
+    cpu_ms = {name: round((cpu1[name] - cpu0[name]) * 1000 / requests, 1) if requests else None
+              for name in ("web", "postgres", "worker", "locust")}
+    cpu_ms["sam"] = round(sum(cpu_ms[name] or 0.0 for name in SAM_PROCESSES), 1)
     return {
+        "variant": plan.variant, "checkout": str(plan.checkout),
         "web_workers": plan.web, "users": plan.users, "seconds": plan.seconds,
         # As gunicorn's post_fork hook sizes it (memories/embeddings/worker_threads.py).
         "web_blas_threads": web_blas_threads(workers=plan.web,
@@ -443,7 +495,7 @@ def summarise(plan: Plan, record: dict, readings: dict, *, extra: dict) -> dict:
         "recall_stage_mean_ms": dict(sorted(
             ((n, round(statistics.mean(s.get(n, 0) for s in stages), 2)) for n in names),
             key=lambda kv: -kv[1])),
-        "cpu_cores_used": cores, **extra,
+        "cpu_cores_used": cores, "cpu_ms_per_request": cpu_ms, **extra,
     }
 
 
@@ -452,22 +504,32 @@ def fmt(t: dict) -> str:
 
 
 def tables(results: dict) -> str:
-    lines = ["| web procs | users | req/s | errors | recall req/s | recall p50 / p95 / p99 ms | "
+    lines = ["| code | web procs | users | req/s | errors | recall req/s | recall p50 / p95 / p99 ms | "
              "create p50 / p95 / p99 | PRD event p50 / p95 / p99 | CPU cores: web / worker / Postgres / "
-             "locust / other |", "|" + "---|" * 9]
+             "locust / other |", "|" + "---|" * 10]
     for c in results["configurations"]:
         t, cpu = c["per_type"], c["cpu_cores_used"]
         cores = " / ".join(str(cpu[name]) for name in ("web", "worker", "postgres", "locust", "other"))
-        lines.append(f"| {c['web_workers']} | {c['users']} | {c['rps']} | {c['errors']} | "
-                     f"{t['recall']['rps']} | {fmt(t['recall'])} | {fmt(t['create'])} | "
+        lines.append(f"| {c.get('variant', 'change')} | {c['web_workers']} | {c['users']} | {c['rps']} | "
+                     f"{c['errors']} | {t['recall']['rps']} | {fmt(t['recall'])} | {fmt(t['create'])} | "
                      f"{fmt(t['prd_event'])} | {cores} |")
-    lines += ["", "| web procs | users | recall HTTP mean | server mean / p95 | outside the pipeline | "
-              "largest stages (mean ms) | jobs queued at end | drain s |", "|" + "---|" * 8]
+    lines += ["", "| code | web procs | users | CPU ms per request: web / Postgres / worker = SAM | "
+              "trivial GET: CPU ms (web / Postgres) and wall p50 |", "|" + "---|" * 5]
     for c in results["configurations"]:
-        top = ", ".join(f"{k} {v}" for k, v in list(c["recall_stage_mean_ms"].items())[:5])
+        cpu, ping = c["cpu_ms_per_request"], c["trivial_get"]
+        lines.append(f"| {c['variant']} | {c['web_workers']} | {c['users']} | "
+                     f"{cpu['web']} / {cpu['postgres']} / {cpu['worker']} = **{cpu['sam']}** | "
+                     f"{ping['cpu_ms']['web']} / "
+                     f"{ping['cpu_ms']['postgres']}, {ping['wall_ms_p50']} ms |")
+    lines += ["", "| code | web procs | users | recall HTTP mean | server mean / p95 | "
+              "outside the pipeline | largest stages (mean ms) | jobs queued at end | drain s |",
+              "|" + "---|" * 9]
+    for c in results["configurations"]:
+        top = ", ".join(f"{k} {v}" for k, v in list(c["recall_stage_mean_ms"].items())[:6])
         values = c["per_type"]["recall"]
         http = c["recall_server_ms"]["mean"] + c["recall_outside_pipeline_mean_ms"] if values["n"] else None
-        lines.append(f"| {c['web_workers']} | {c['users']} | {round(http, 1) if http else '-'} | "
+        lines.append(f"| {c.get('variant', 'change')} | {c['web_workers']} | {c['users']} | "
+                     f"{round(http, 1) if http else '-'} | "
                      f"{c['recall_server_ms']['mean']} / {c['recall_server_ms']['p95']} | "
                      f"{c['recall_outside_pipeline_mean_ms']} | {top} | "
                      f"{c['backlog_at_end']['queued_jobs']} | {c['drain_seconds']} |")
@@ -486,15 +548,22 @@ def drive(args: argparse.Namespace) -> None:
         "python": platform.python_version(), "memories": SIZE, "mix_percent": MIX,
         "web_threads_per_worker": WEB_THREADS, "q_workers": Q_WORKERS, "seconds": args.seconds,
         "warmup_seconds": args.warmup, "seed": args.seed, "track": args.track, "configurations": []}
+    if args.baseline:
+        results["baseline"] = str(args.baseline.resolve())
+    variants = [("change", ROOT), *([("baseline", args.baseline.resolve())] if args.baseline else [])]
     for web in args.web:
         for users in args.users:
-            plan = Plan(web=web, users=users, seconds=args.seconds, warmup=args.warmup, seed=args.seed,
-                        track=args.track, drain_limit=args.drain)
-            results["configurations"].append(run_configuration(plan, token=token, space_id=space_id))
-            print(json.dumps(results["configurations"][-1]), file=sys.stderr, flush=True)
-            # Written after every configuration, so an interrupted run keeps what finished.
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(json.dumps(results, indent=2) + "\n")
+            for round_number in range(args.rounds):
+                # Alternate who goes first, so neither always meets the machine as the other left it.
+                for variant, checkout in variants[::-1] if round_number % 2 else variants:
+                    plan = Plan(web=web, users=users, seconds=args.seconds, warmup=args.warmup,
+                                seed=args.seed, track=args.track, drain_limit=args.drain,
+                                variant=variant, checkout=checkout)
+                    results["configurations"].append(run_configuration(plan, token=token, space_id=space_id))
+                    print(json.dumps(results["configurations"][-1]), file=sys.stderr, flush=True)
+                    # Written after every configuration, so an interrupted run keeps what finished.
+                    args.out.parent.mkdir(parents=True, exist_ok=True)
+                    args.out.write_text(json.dumps(results, indent=2) + "\n")
     print(tables(results))
 
 
@@ -508,6 +577,8 @@ def main() -> None:
     parser.add_argument("--track", action="store_true", help="recall with track: true, as agents' recalls do")
     parser.add_argument("--drain", type=int, default=180, help="longest wait for the worker to catch up")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--baseline", type=Path, help="another checkout to measure beside this one")
+    parser.add_argument("--rounds", type=int, default=1, help="runs of each configuration per checkout")
     parser.add_argument("--locust-child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.locust_child:

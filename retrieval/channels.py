@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import cached_property
 from typing import Any
 
 from django.conf import settings
@@ -357,6 +359,12 @@ class LexicalPlan:
         df = min(self.document_counts.get(lexeme, 0), n)
         return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
+    @cached_property
+    def query_idf(self) -> float:
+        """What the query's lexemes could score at most (lexical_signal's divisor): the same for
+        every candidate, so summed once. Read only once the plan is complete (plan_lexical)."""
+        return sum(self.idf(lexeme) for lexeme in self.all_lexemes)
+
 
 def plan_lexical(scope: Scope, lexemes: list[str]) -> LexicalPlan:
     """Pick the rarest lexemes whose document counts fit the row budget.
@@ -369,21 +377,29 @@ def plan_lexical(scope: Scope, lexemes: list[str]) -> LexicalPlan:
     plan.space_tokens = search.query_tokens_by_space(scope.space_ids, lexemes)
     plan.tokens = {token: lexeme for tokens in plan.space_tokens.values() for token, lexeme in tokens.items()}
     counts: dict[str, int] = {}
-    # Each space's own tokens, looked up by (space, token) pairs through the unique index:
-    # every token against every space (an IN list of ten thousand over a thousand spaces)
-    # took 1.5 s.
+    # Each space's own tokens, looked up by (space, token) pairs through the unique index
+    # (every token against every space, an IN list of ten thousand over a thousand spaces,
+    # took 1.5 s), and the spaces' sizes in the same round trip: a NULL token marks a
+    # space's (documents, average length) row.
     pairs = sorted((space_id, token) for space_id, tokens in plan.space_tokens.items() for token in tokens)
     with reading_connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT st.lexeme, st.ndoc FROM unnest(%s::bigint[], %s::text[]) AS q(space_id, lexeme) "
-            f"JOIN {LEXEME_STAT} st ON st.space_id = q.space_id AND st.lexeme = q.lexeme",
-            [[space_id for space_id, _ in pairs], token_array([token for _, token in pairs])])
-        for token, ndoc in cursor.fetchall():
-            lexeme = plan.tokens[token]
-            counts[lexeme] = counts.get(lexeme, 0) + ndoc
+            f"SELECT st.lexeme, st.ndoc, NULL::float8 FROM unnest(%s::bigint[], %s::text[]) "
+            f"AS q(space_id, lexeme) JOIN {LEXEME_STAT} st "
+            "ON st.space_id = q.space_id AND st.lexeme = q.lexeme "
+            f"UNION ALL SELECT NULL, documents, average_length FROM {SpaceTextStats._meta.db_table} "
+            "WHERE space_id = ANY(%s)",
+            [[space_id for space_id, _ in pairs], token_array([token for _, token in pairs]),
+             list(scope.space_ids)])
+        fetched = cursor.fetchall()
+    stats: list[tuple[int, float]] = []
+    for token, number, average_length in fetched:
+        if token is None:
+            stats.append((number, average_length))
+            continue
+        lexeme = plan.tokens[token]
+        counts[lexeme] = counts.get(lexeme, 0) + number
     plan.document_counts = counts
-    stats = list(SpaceTextStats.objects.filter(space_id__in=scope.space_ids)
-                 .values_list("documents", "average_length"))
     plan.documents = sum(documents for documents, _ in stats)
     if plan.documents:
         plan.average_length = sum(documents * length for documents, length in stats) / plan.documents
@@ -493,10 +509,14 @@ def exact_candidates(scope: Scope, grams: list[str], limit: int) -> list[str]:
     # cannot know that: with many spaces its statistics hold none of a space's tokens, and
     # it guessed 400,000 of a million rows for a question's hundred tokens and read the whole
     # table (2.6 s a recall, against 13 ms through the index), so the index is required.
-    with transaction.atomic(using=read_alias()), reading_connection.cursor() as cursor:
-        cursor.execute("SELECT current_setting('enable_seqscan')")
+    # No savepoint of its own: SET LOCAL outlives a released savepoint anyway, and the
+    # setting is put back below; outside a transaction this still opens one.
+    with transaction.atomic(using=read_alias(), savepoint=False), reading_connection.cursor() as cursor:
+        # The old value is read in the row the new one is set from (OFFSET 0 keeps the
+        # subquery apart, so it is read first).
+        cursor.execute("SELECT before.value, set_config('enable_seqscan', 'off', true) FROM "
+                       "(SELECT current_setting('enable_seqscan') AS value OFFSET 0) AS before")
         previous = cursor.fetchone()[0]
-        cursor.execute("SELECT set_config('enable_seqscan', 'off', true)")
         cursor.execute(
             f"WITH hits AS MATERIALIZED (SELECT id FROM {MEMORY} WHERE {overlaps}) "
             f"SELECT m.id FROM {MEMORY} m JOIN hits ON hits.id = m.id WHERE {where} "
@@ -572,6 +592,103 @@ SEALED_COLUMNS = {"title": "text", "summary": "text", "content": "text", "canoni
                   "source_ref": "text", "source_uri": "text"}
 
 
+class CandidateRow(dict[str, Any]):
+    """A candidate's columns, its sealed text opened on first read.
+
+    A recall scores a hundred or more candidates and shows five: scoring reads the sealed
+    canonical phrases of each (the exact signal), but titles, summaries, contents and
+    sources only of the few that make the cut (the graph's seeds, the items returned, a
+    pack's). Opening each value when it is first read gives every reader the value an
+    opening of all of them would have, so scores and ranks do not change; the candidates
+    nobody reads are never decrypted.
+
+    A dict whose sealed columns are missing until read (`__missing__` opens one and keeps
+    it), so reading an open column costs what a dict read costs: scoring reads some forty
+    per candidate. Whatever looks at the whole row (iteration, items, copies, equality,
+    pickling) opens every column first.
+    """
+
+    __slots__ = ("_sealed",)
+
+    def __init__(self, values: dict[str, Any], sealed: dict[str, bytes | None]) -> None:
+        super().__init__(values)
+        self._sealed = sealed
+
+    def __missing__(self, key: str) -> Any:
+        blob = self._sealed.pop(key)  # KeyError for a column the row does not have
+        opener = cipher.open_json if SEALED_COLUMNS[key] == "json" else cipher.open_text
+        value = opener(blob, context=f"{MEMORY}.{key}")
+        dict.__setitem__(self, key, value)
+        return value
+
+    def open_all(self) -> CandidateRow:
+        """Open what is still sealed (before the row is looked at whole or kept)."""
+        for key in list(self._sealed):
+            self[key]
+        return self
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self._sealed else dict.get(self, key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or key in self._sealed
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._sealed.pop(key, None)
+        dict.__setitem__(self, key, value)
+
+    def __delitem__(self, key: str) -> None:
+        if self._sealed.pop(key, _MISSING) is _MISSING:
+            dict.__delitem__(self, key)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        if key in self._sealed:
+            self[key]
+        return dict.pop(self, key, *default)
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if key in self._sealed:
+            return self[key]
+        return dict.setdefault(self, key, default)
+
+    def __iter__(self) -> Iterator[str]:
+        return dict.__iter__(self.open_all())
+
+    def __len__(self) -> int:
+        return dict.__len__(self) + len(self._sealed)
+
+    def keys(self):
+        return dict.keys(self.open_all())
+
+    def items(self):
+        return dict.items(self.open_all())
+
+    def values(self):
+        return dict.values(self.open_all())
+
+    def copy(self) -> dict[str, Any]:
+        return dict(self.items())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CandidateRow):
+            other.open_all()
+        return dict.__eq__(self.open_all(), other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as it is, sealed values still sealed (the cache keeps answers opened: pipeline.recall).
+        return (CandidateRow, (dict(dict.items(self)), dict(self._sealed)))
+
+    def __repr__(self) -> str:
+        return f"CandidateRow({dict(dict.items(self))!r}, sealed={sorted(self._sealed)!r})"
+
+
+_MISSING = object()
+
+
 def candidate_rows(ids: list[str], *, vector: str | None, tokens: dict[str, str]) -> list[dict[str, Any]]:
     """Everything scoring needs for each candidate, in one query; sealed text opened."""
     lexemes = sorted(tokens)
@@ -611,15 +728,17 @@ def candidate_rows(ids: list[str], *, vector: str | None, tokens: dict[str, str]
     )
     with reading_connection.cursor() as cursor:
         cursor.execute(sql, params)
-        rows = [dict(zip(CANDIDATE_COLUMNS, row, strict=True)) for row in cursor.fetchall()]
-    for row in rows:
+        fetched = [dict(zip(CANDIDATE_COLUMNS, row, strict=True)) for row in cursor.fetchall()]
+    rows: list[dict[str, Any]] = []
+    for values in fetched:
+        # Sealed text stays sealed until read (CandidateRow).
+        blobs = {column: values.pop(column) for column in SEALED_COLUMNS}
+        sealed = {column: None if blob is None else bytes(blob) for column, blob in blobs.items()}
+        row = CandidateRow(values, sealed)
+        rows.append(row)
         # Django's psycopg setup hands jsonb back as text; decode it like the ORM would.
         if isinstance(row["decay_policy"], str):
             row["decay_policy"] = json.loads(row["decay_policy"])
-        for column, kind in SEALED_COLUMNS.items():
-            context = f"{MEMORY}.{column}"
-            opened = (cipher.open_json if kind == "json" else cipher.open_text)(row[column], context=context)
-            row[column] = opened
         matched: dict[str, tuple[float, int]] = {}
         for entry in row["matched_lexemes"] or []:
             rest, _, count = entry.rpartition(":")
@@ -647,7 +766,7 @@ def lexical_signal(matched: dict[str, tuple[float, int]], plan: LexicalPlan, *, 
     in a memory of average length; the sum is divided by the idf of all the query's
     lexemes, so a memory holding every one of them in its title scores about 1.
     """
-    total = sum(plan.idf(lexeme) for lexeme in plan.all_lexemes)
+    total = plan.query_idf
     if not total:
         return 0.0
     config = settings.SAM_RECALL

@@ -202,6 +202,11 @@ def recall(*, actor: Actor, request: RecallRequest, use_cache: bool = True) -> R
     result.timings_ms["total"] = round((time.perf_counter() - started) * 1000, 3)
     result.track, result.silenced, result.looked_at = answer.track, answer.silenced, answer.looked_at
     if cache_key:
+        # A cached answer is kept opened, as it was answered: a later hit must not depend
+        # on the data key still opening what it quotes.
+        for item in result.items:
+            if isinstance(item.row, channels.CandidateRow):
+                item.row.open_all()
         cache.set(cache_key, result, timeout=settings.SAM_RECALL["CACHE_SECONDS"])
     return result
 
@@ -279,8 +284,9 @@ def candidates_with_signals(scope: Scope, request: RecallRequest, query_text: st
     grams = channels.phrase_ngrams(query_text, context.active_task)
     context_tags = sorted(set(context.ui_tags) | set(request.filters.tags))
 
-    # On the replica when this request reads from it: SET LOCAL needs the channels' own transaction.
-    with transaction.atomic(using=read_alias()):
+    # On the replica when this request reads from it: SET LOCAL needs a transaction (its
+    # own, or the request's: no savepoint, as SET LOCAL outlives a released one anyway).
+    with transaction.atomic(using=read_alias(), savepoint=False):
         lexemes = timer.stage("lexemes", lambda: channels.query_lexemes(query_text))
         plan = timer.stage("lexical_plan", lambda: channels.plan_lexical(scope, lexemes))
         candidate_ids: dict[str, None] = {}
