@@ -41,7 +41,10 @@ def after_write(memory_ids: list[str]) -> None:
             f"INSERT INTO {STATS} (space_id, documents, average_length, stale, refreshed_at) "
             "SELECT id, 0, 0, true, now() FROM unnest(%s::bigint[]) AS id "
             f"ON CONFLICT (space_id) DO UPDATE SET stale = true WHERE NOT {STATS}.stale "
-            f"RETURNING space_id, {STATS}.documents, extract(epoch FROM now() - {STATS}.refreshed_at)",
+            # clock_timestamp, not now(): now() is when this transaction began, which can be
+            # before a count committed since (and its age would come out negative).
+            f"RETURNING space_id, {STATS}.documents, "
+            f"extract(epoch FROM clock_timestamp() - {STATS}.refreshed_at)",
             [space_ids],
         )
         waits = {space_id: recount_wait(documents, age) for space_id, documents, age in cursor.fetchall()}
@@ -62,5 +65,6 @@ def recount_wait(documents: int, seconds_since_count: float) -> float:
     if documents < PACE_FROM_MEMORIES:
         return 0.0
     pace = min(PACE_MAX_SECONDS, documents * PACE_SECONDS_PER_MEMORY)
-    return pace - float(seconds_since_count)
+    # A count stamped later than this clock reads (another host's clock) counts as just made.
+    return pace - max(0.0, float(seconds_since_count))
 
