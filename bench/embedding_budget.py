@@ -32,28 +32,22 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ["SAM_VAR_DIR"] = str(ROOT / "var" / "bench_backlog")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "samsite.settings.base")
-os.environ["SAM_LOG_LEVEL"] = "WARNING"
-os.environ["SAM_Q_LOG_LEVEL"] = "WARNING"
+# The backlog benchmark's store: its own folder, apart from var/bench (bench/benchenv.py).
+os.environ["SAM_BENCH_VAR_DIR"] = str(Path(__file__).resolve().parent.parent / "var" / "bench_backlog")
 
-import django  # noqa: E402
-
-django.setup()
+from benchenv import ROOT
 
 # isort: split
-from django.conf import settings  # noqa: E402
-from django.core.management import call_command  # noqa: E402
-from django.db import connection, connections  # noqa: E402
-from django_q.conf import Conf  # noqa: E402
-from django_q.models import OrmQ, Schedule, Task  # noqa: E402
+from django.conf import settings
+from django.core.management import call_command
+from django.db import connection, connections
+from django_q.conf import Conf
+from django_q.models import OrmQ, Schedule, Task
 
-from core.models import Space  # noqa: E402
-from governance.access import SYSTEM  # noqa: E402
-from memories import services  # noqa: E402
-from memories.models import Memory  # noqa: E402
+from core.models import Space
+from governance.access import SYSTEM
+from memories import services
+from memories.models import Memory
 
 RESULTS = ROOT / "bench" / "results" / "embedding_budget.json"
 SPACE = "bench-budget"
