@@ -30,12 +30,11 @@ test: install
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	$(BIN)/pytest --durations=15
 	$(BIN)/python -m tests.lanes
 
 # Only the lanes: Redis, an external Postgres, a streaming replica (tests/lanes/__main__.py).
 test-lanes: install
-	$(BIN)/python -m tests.lanes
+	$(BIN)/python -m tests.lanes redis external replica
 
 lint: install
 	$(BIN)/ruff check .

@@ -1,15 +1,24 @@
-"""Run the suite's lanes against real services: Redis, an external Postgres, a streaming replica.
+"""Run the suite and its lanes against real services: Redis, an external Postgres, a replica.
 
-    .venv/bin/python -m tests.lanes [redis] [external] [replica]     (all three by default)
+    .venv/bin/python -m tests.lanes [suite] [redis] [external] [replica]   (all four by default)
 
-Several lanes run at once, each in its own process with its own servers and test database,
-its output shown when it ends: the redis lane mostly waits on job schedulers, the external
-lane mostly computes, so together they take about as long as the longer of the two.
+`make test` runs all four; `make test-lanes` the three lanes only. The lanes run at once, each
+in its own process with its own servers and test database, in two phases:
 
+1. the suite on the checkout's embedded Postgres (all but the job-cluster tests; its output is
+   shown as it runs), the external and replica lanes, and the redis lane's cache tests;
+2. when every lane's first phase is over, the job-cluster tests, on the database broker
+   (`suite`) and on Redis (`redis`): they mostly wait on schedulers and hold deadlines of a
+   minute or so, so they run while the machine is otherwise quiet.
+
+A lane's output other than the suite's is shown when its phase ends.
+
+- suite: every test on the checkout's embedded Postgres, tasks inline but for the job-cluster
+  tests, which start real `qcluster` processes on the database broker.
 - redis: the queue and cache tests, with django-q2 on a Redis broker and the shared cache on
   Redis (`SAM_Q_BROKER=redis`, `SAM_CACHE_URL`), a private redis-server (the system package);
-  the cache tests and the job-cluster tests run at once, each with its own test database and
-  Redis databases, on the checkout's embedded Postgres.
+  the cache tests and the job-cluster tests each have their own test database and Redis
+  databases, on the checkout's embedded Postgres.
 - external: every test that reaches the test database (but the browser and schema-fuzz runs
   and the role matrix, which do not touch it differently) against a Postgres reached over TCP
   with a password, as a role that is not a superuser, through `DATABASE_URL`; the vector
@@ -46,6 +55,7 @@ class Run:
     arguments: list[str]
     env: dict[str, str] = field(default_factory=dict)
     label: str = ""
+    phase: int = 1
 
 
 @contextmanager
@@ -86,20 +96,26 @@ def _postgres(root: Path, stack: ExitStack) -> PostgresCluster:
 
 
 @contextmanager
+def suite_lane(tmp: Path) -> Iterator[tuple[dict[str, str], list[Run]]]:
+    with embedded_postgres_running():
+        yield {}, [Run(["-m", "not cluster", "--durations=15"], label="", phase=1),
+                   Run(["-m", "cluster"], label="jobs", phase=2)]
+
+
+@contextmanager
 def redis_lane(tmp: Path) -> Iterator[tuple[dict[str, str], list[Run]]]:
     with ExitStack() as stack:
         redis = RedisServer(root=tmp / "redis")
         redis.start()
         stack.callback(redis.stop)
         stack.enter_context(embedded_postgres_running())
-        # Two runs at once, each with its own test database and its own pair of Redis
-        # databases: the job-cluster tests mostly wait for schedulers, the cache tests compute.
+        # Each run with its own test database and its own pair of Redis databases.
         yield {"SAM_Q_BROKER": "redis"}, [
             Run(["tests/retrieval", "tests/test_health.py", "tests/test_metrics.py",
                  "tests/test_query_counts.py", "-m", "not cluster and not redis"],
-                {"SAM_REDIS_URL": redis.url(0), "SAM_CACHE_URL": redis.url(1)}, "cache"),
+                {"SAM_REDIS_URL": redis.url(0), "SAM_CACHE_URL": redis.url(1)}, "cache", phase=1),
             Run(["-m", "cluster or redis"],
-                {"SAM_REDIS_URL": redis.url(2), "SAM_CACHE_URL": redis.url(3)}, "jobs"),
+                {"SAM_REDIS_URL": redis.url(2), "SAM_CACHE_URL": redis.url(3)}, "jobs", phase=2),
         ]
 
 
@@ -131,20 +147,37 @@ def replica_lane(tmp: Path) -> Iterator[tuple[dict[str, str], list[Run]]]:
         yield env, [Run(["-m", "replica"])]
 
 
-# A lane: its servers, started for as long as its pytest runs last; yields the environment
-# and the pytest runs, which go at once when there are several.
+# A lane: its servers, started for as long as its pytest runs of one phase last; yields the
+# environment and the pytest runs, which go at once when there are several.
 Lane = Callable[[Path], AbstractContextManager[tuple[dict[str, str], list[Run]]]]
 LANES: dict[str, Lane] = {
-    "redis": redis_lane, "external": external_lane, "replica": replica_lane,
+    "suite": suite_lane, "redis": redis_lane, "external": external_lane, "replica": replica_lane,
 }
+# The phases each lane has runs in, known before its servers start so none start for nothing.
+PHASES: dict[str, tuple[int, ...]] = {"suite": (1, 2), "redis": (1, 2), "external": (1,), "replica": (1,)}
+# Its output goes straight to the terminal, as a plain pytest run's would.
+SHOWN_AS_IT_RUNS = "suite"
+NOTHING_COLLECTED = 5  # pytest's exit code when the selection left no test
 
 
-def run(name: str, extra: list[str]) -> int:
-    print(f"\n=== lane: {name} ===", flush=True)
+def run(name: str, extra: list[str], phase: int | None = None) -> int:
+    code = 0
+    for current in PHASES[name] if phase is None else (phase,):
+        if current in PHASES[name]:
+            answer = _run_phase(name, current, extra)
+            # Arguments such as `-k recall` may leave a phase nothing to run (pytest's 5);
+            # without them an empty phase is a broken selection, and fails.
+            code = (0 if answer == NOTHING_COLLECTED and extra else answer) or code
+    return code
+
+
+def _run_phase(name: str, phase: int, extra: list[str]) -> int:
+    print(f"\n=== lane: {name} (phase {phase}) ===", flush=True)
     with tempfile.TemporaryDirectory(prefix=f"sam-lane-{name}-") as tmp:
         root = Path(tmp)
         root.chmod(0o755)  # the server's own user must reach its folders below
-        with LANES[name](root) as (env, runs):
+        with LANES[name](root) as (env, every_run):
+            runs = [lane_run for lane_run in every_run if lane_run.phase == phase]
             if len(runs) == 1:
                 only = runs[0]
                 return subprocess.call(_pytest(only, extra), cwd=ROOT, env=_environment(name, env, only))
@@ -152,12 +185,15 @@ def run(name: str, extra: list[str]) -> int:
 
 
 def _pytest(lane_run: Run, extra: list[str]) -> list[str]:
-    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=10",
+    durations = [] if any(a.startswith("--durations") for a in lane_run.arguments) else ["--durations=10"]
+    return [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *durations,
             *lane_run.arguments, *extra]
 
 
 def _environment(name: str, env: dict[str, str], lane_run: Run) -> dict[str, str]:
-    suffix = f"_lane_{name}" + (f"_{lane_run.label}" if lane_run.label else "")
+    # The suite keeps the plain test database (test_sam), as a plain pytest run would; its two
+    # runs never overlap.
+    suffix = "" if name == "suite" else f"_lane_{name}" + (f"_{lane_run.label}" if lane_run.label else "")
     return {**os.environ, **env, **lane_run.env, "SAM_TEST_DB_SUFFIX": suffix}
 
 
@@ -181,34 +217,54 @@ def main(argv: list[str]) -> int:
     extra: list[str] = []
     if "--" in argv:
         argv, extra = argv[:argv.index("--")], argv[argv.index("--") + 1:]
+    phase = None
+    if "--phase" in argv:
+        at = argv.index("--phase")
+        phase, argv = int(argv[at + 1]), argv[:at] + argv[at + 2:]
     names = argv or list(LANES)
     unknown = [name for name in names if name not in LANES]
     if unknown:
         print(f"unknown lane(s): {', '.join(unknown)}; choose from {', '.join(LANES)}", file=sys.stderr)
         return 2
     if len(names) == 1:
-        return run(names[0], extra)
+        return run(names[0], extra, phase)
     return run_together(names, extra)
 
 
 def run_together(names: list[str], extra: list[str]) -> int:
-    with tempfile.TemporaryDirectory(prefix="sam-lanes-") as tmp:
-        started = {}
-        for name in names:
-            log = (Path(tmp) / f"{name}.log").open("w")
-            command = [sys.executable, "-m", "tests.lanes", name, "--", *extra]
-            started[name] = (subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT), log)
-        failed = []
-        for name, (process, log) in started.items():
-            code = process.wait()
-            log.close()
-            print(Path(log.name).read_text(), end="", flush=True)
-            if code != 0:
-                failed.append(name)
+    failed = []
+    with ExitStack() as stack:
+        if {"suite", "redis"} & set(names):
+            # Started once for all: a lane that started it would stop it when it ends, under
+            # the feet of the others still running on it.
+            stack.enter_context(embedded_postgres_running())
+        for phase in sorted({phase for name in names for phase in PHASES[name]}):
+            failed += [f"{name} (phase {phase})" for name in _run_phase_together(
+                [name for name in names if phase in PHASES[name]], phase, extra)]
     if failed:
         print(f"lane(s) failed: {', '.join(failed)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _run_phase_together(names: list[str], phase: int, extra: list[str]) -> list[str]:
+    """Each lane's runs of `phase` at once; the names of the lanes that failed."""
+    with tempfile.TemporaryDirectory(prefix="sam-lanes-") as tmp:
+        started = {}
+        for name in names:
+            command = [sys.executable, "-m", "tests.lanes", name, "--phase", str(phase), "--", *extra]
+            log = None if name == SHOWN_AS_IT_RUNS else (Path(tmp) / f"{name}.log").open("w")
+            started[name] = (subprocess.Popen(command, cwd=ROOT, stdout=log,
+                                              stderr=None if log is None else subprocess.STDOUT), log)
+        failed = []
+        for name, (process, log) in started.items():
+            code = process.wait()
+            if log is not None:
+                log.close()
+                print(Path(log.name).read_text(), end="", flush=True)
+            if code != 0:
+                failed.append(name)
+    return failed
 
 
 if __name__ == "__main__":
