@@ -54,16 +54,18 @@ def _found(call: Any) -> Any:
         raise PermissionDenied(error.message) from error
 
 
+def _posted(request: HttpRequest) -> Any:
+    """The form's data on a POST, even an empty one (then unbound on a GET)."""
+    return request.POST if request.method == "POST" else None
+
+
 def _form_errors(form: Any, error: DomainError) -> None:
-    """A service's refusal on the form: each field's messages under the field, the rest above."""
-    placed = False
+    """A service's refusal on the form: its message above, each field's messages under the field."""
+    form.add_error(None, error.message)
     for name, problems in error.fields.items():
         if name in form.fields:
             for problem in problems:
                 form.add_error(name, problem)
-            placed = True
-    if not placed:
-        form.add_error(None, error.message)
 
 
 # --- what SAM knows about me ----------------------------------------------------------------
@@ -111,7 +113,7 @@ def memory_edit(request: HttpRequest, memory_id: str) -> HttpResponse:
     memory = _found(lambda: selectors.my_memory_get(actor=request.user, memory_id=memory_id))
     initial = {"version": memory.version, "title": memory.title, "content": memory.content,
                "summary": memory.summary, "tags": ", ".join(memory.tags)}
-    form = forms.MemoryEditForm(request.POST or None, initial=initial)
+    form = forms.MemoryEditForm(_posted(request), initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
             result = _found(lambda: services.memory_update(
@@ -209,7 +211,7 @@ def export_download(request: HttpRequest) -> StreamingHttpResponse:
 @require_http_methods(["GET", "POST"])
 @login_required
 def forget(request: HttpRequest) -> HttpResponse:
-    form = forms.ForgetForm(request.POST or None)
+    form = forms.ForgetForm(_posted(request))
     if request.method == "POST" and form.is_valid():
         result = _found(lambda: me_services.forget_me(
             actor=request.user, written_elsewhere=form.cleaned_data["written_elsewhere"]))
@@ -233,7 +235,7 @@ def imports(request: HttpRequest) -> HttpResponse:
     spaces = _writable_spaces(request)
     choices = [(space.slug, f"{space.name} ({space.slug}) — accepts: "
                             f"{', '.join(space.capture_sources) or 'nothing yet'}") for space in spaces]
-    form = forms.UploadForm(request.POST or None, request.FILES or None, spaces=choices)
+    form = forms.UploadForm(_posted(request), request.FILES or None, spaces=choices)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
