@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.admin import AdminSite
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
@@ -39,8 +40,12 @@ GROUP_TITLES = {"fact": "Facts", "preference": "Preferences", "style": "Style", 
 
 
 def _render(request: HttpRequest, template: str, context: dict[str, Any], status: int = 200) -> HttpResponse:
-    # The admin's names, so the page's header reads as the admin's does.
-    context = {"site_header": admin.site.site_header, "site_title": admin.site.site_title, **context}
+    # The admin's names, so the page's header reads as the admin's does; SAM rather than
+    # Django's own default, which would tell a person nothing.
+    site = admin.site
+    header = site.site_header if site.site_header != AdminSite.site_header else "SAM"
+    title = site.site_title if site.site_title != AdminSite.site_title else "SAM"
+    context = {"site_header": header, "site_title": title, **context}
     return render(request, template, context, status=status)
 
 
@@ -216,7 +221,11 @@ def forget(request: HttpRequest) -> HttpResponse:
         result = _found(lambda: me_services.forget_me(
             actor=request.user, written_elsewhere=form.cleaned_data["written_elsewhere"]))
         # Answered here, not redirected: the receipts are shown once, as the API answers them.
-        return _render(request, "me/forgotten.html", {"title": "Forgotten", "result": result})
+        receipts = [{**receipt, "rows": [(name.replace("_", " ").capitalize(), count)
+                                         for name, count in receipt["deleted"].items()]}
+                    for receipt in result.receipts]
+        return _render(request, "me/forgotten.html", {"title": "Forgotten", "result": result,
+                                                      "receipts": receipts})
     preview = me_services.forget_preview(actor=request.user)
     return _render(request, "me/forget.html", {"title": "Forget everything about me", "form": form,
                                                "preview": preview}, status=400 if form.errors else 200)

@@ -11,6 +11,7 @@ for the module; explicit waits, no sleeps. Skipped, saying why, without Chromium
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -113,13 +114,19 @@ def open_page(browser, url: str, heading: str) -> None:
 
 
 def shoot(browser, name: str, *, phone: bool = False) -> None:
-    """Save the screen as it is (whole page height), at desktop width or a phone's."""
+    """Save the whole page as it is, at desktop width or a phone's (emulated: a phone's
+    viewport and touch layout), however long it is."""
     width, height = PHONE if phone else DESKTOP
-    browser.set_window_size(width, height)
-    full = browser.execute_script("return document.documentElement.scrollHeight")
-    browser.set_window_size(width, max(height, min(full, 4000)))
-    browser.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
-    browser.set_window_size(*DESKTOP)
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": phone})
+    try:
+        content = browser.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+        shot = browser.execute_cdp_cmd("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": width, "height": min(content["height"], 6000), "scale": 1}})
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    (SCREENSHOTS / f"{name}.png").write_bytes(base64.b64decode(shot["data"]))
 
 
 def message(browser) -> str:
