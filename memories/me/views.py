@@ -40,12 +40,10 @@ GROUP_TITLES = {"fact": "Facts", "preference": "Preferences", "style": "Style", 
 
 
 def _render(request: HttpRequest, template: str, context: dict[str, Any], status: int = 200) -> HttpResponse:
-    # The admin's names, so the page's header reads as the admin's does; SAM rather than
-    # Django's own default, which would tell a person nothing.
-    site = admin.site
-    header = site.site_header if site.site_header != AdminSite.site_header else "SAM"
-    title = site.site_title if site.site_title != AdminSite.site_title else "SAM"
-    context = {"site_header": header, "site_title": title, **context}
+    # The admin's header, so the page reads as the admin does; SAM rather than Django's own
+    # default, which would tell a person nothing. (Titles say SAM: templates/me/base.html.)
+    header = admin.site.site_header
+    context = {"site_header": header if header != AdminSite.site_header else "SAM", **context}
     return render(request, template, context, status=status)
 
 

@@ -129,6 +129,21 @@ def shoot(browser, name: str, *, phone: bool = False) -> None:
     (SCREENSHOTS / f"{name}.png").write_bytes(base64.b64decode(shot["data"]))
 
 
+def tab_order(browser, presses: int) -> list[str]:
+    """What Tab reaches from the top of the page, by its accessible text, in order."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    browser.execute_script("document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0);")
+    reached = []
+    for _ in range(presses):
+        ActionChains(browser).send_keys(Keys.TAB).perform()
+        focused = browser.switch_to.active_element
+        reached.append(" ".join((focused.get_attribute("textContent") or focused.get_attribute("value")
+                                 or "").split()))
+    return reached
+
+
 def message(browser) -> str:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
@@ -174,6 +189,12 @@ def test_a_person_signs_in_and_browses_what_sam_knows_by_kind_with_provenance(li
     assert "I live in Lisbon now." in lisbon
     shoot(browser, "home")
     shoot(browser, "home_phone", phone=True)
+    # By keyboard from the top: the skip link first, then the page's navigation, the kinds,
+    # and the memories' actions, in reading order.
+    order = tab_order(browser, 24)
+    assert order[0] == "Skip to main content"
+    assert order.index("What SAM knows") < order.index("Forget me") < order.index("All (3)") \
+        < order.index("Correct “Lives in Lisbon”") < order.index("Delete “Lives in Lisbon”")
 
     browser.find_element(By.PARTIAL_LINK_TEXT, "Facts (1)").click()
     wait_for(browser, ec.url_contains("kind_group=fact"))
