@@ -14,6 +14,7 @@ from typing import Any
 from core.actor import Actor
 from core.errors import DomainError
 from governance import retention
+from governance import spaces as space_services
 from memories import selectors, services
 
 
@@ -33,7 +34,7 @@ class ForgetPreview:
 class ForgetResult:
     receipts: list[dict[str, Any]] = field(default_factory=list)
     deleted_elsewhere: int = 0
-    kept_elsewhere: int = 0  # written elsewhere but not theirs to delete now (role, mode)
+    kept_elsewhere: int = 0  # written elsewhere but not deleted now (their role, a memory mode)
 
 
 def _written_elsewhere(actor: Actor, personal_ids: set[int]):
@@ -67,9 +68,20 @@ def forget_me(*, actor: Actor, written_elsewhere: bool = False) -> ForgetResult:
     ids = list(_written_elsewhere(actor, {space.pk for space in spaces}).values_list("pk", flat=True))
     for memory_id in ids:
         try:
-            services.memory_delete(actor=actor, memory_id=memory_id)
+            deleted = services.memory_delete(actor=actor, memory_id=memory_id)
         except DomainError:
-            result.kept_elsewhere += 1
-        else:
+            deleted = False
+        if deleted:
             result.deleted_elsewhere += 1
+        else:  # refused, or incognito: answered and not kept
+            result.kept_elsewhere += 1
     return result
+
+
+def import_source_allow(*, actor: Actor, slug: str, source: str) -> None:
+    """The owner's consent to import `source` histories into the space, as
+    PATCH /api/v1/spaces/{slug}/ {"capture_sources": [...]} gives it (managers only: 403)."""
+    space = selectors.space_get(actor=actor, slug=slug)
+    if source not in space.capture_sources:
+        space_services.space_update(actor=actor, slug=slug,
+                                    changes={"capture_sources": [*space.capture_sources, source]})

@@ -128,7 +128,9 @@ def memory_edit(request: HttpRequest, memory_id: str) -> HttpResponse:
         except DomainError as error:
             _form_errors(form, error)
         else:
-            if result.changelog:
+            if not result.persisted:
+                messages.warning(request, "Incognito: SAM answered the correction but kept nothing.")
+            elif result.changelog:
                 messages.success(request, f"Saved as version {result.instance.version}.")
             else:
                 messages.info(request, "Nothing changed.")
@@ -145,11 +147,14 @@ def memory_delete(request: HttpRequest, memory_id: str) -> HttpResponse:
     memory = _found(lambda: selectors.my_memory_get(actor=request.user, memory_id=memory_id))
     if request.method == "POST":
         try:
-            _found(lambda: services.memory_delete(actor=request.user, memory_id=memory.id))
+            kept = _found(lambda: services.memory_delete(actor=request.user, memory_id=memory.id))
         except DomainError as error:  # the memory mode refuses writes now
             messages.error(request, error.message)
             return redirect("me-memory-delete", memory_id=memory.id)
-        messages.success(request, f"Deleted “{memory.title}”.")
+        if kept:
+            messages.success(request, f"Deleted “{memory.title}”.")
+        else:
+            messages.warning(request, f"Incognito: “{memory.title}” was not deleted (nothing is changed).")
         return redirect("me-home")
     return _render(request, "me/memory_delete.html", {"title": "Delete a memory", "memory": memory})
 
@@ -247,7 +252,7 @@ def imports(request: HttpRequest) -> HttpResponse:
         data = form.cleaned_data
         try:
             if data["allow_source"]:
-                _allow_source(request, slug=data["space"], source=data["source"])
+                me_services.import_source_allow(actor=request.user, slug=data["space"], source=data["source"])
             chat_import = jobs.chat_import_create(actor=request.user, space_slug=data["space"],
                                                   source=data["source"], upload=data["file"])
         except DomainError as error:  # 404, 403, 409 and 400 alike: said on the form
@@ -259,14 +264,6 @@ def imports(request: HttpRequest) -> HttpResponse:
                    {"title": "My imports", "form": form, "has_spaces": bool(spaces),
                     "imports": import_selectors.chat_import_list(actor=request.user)},
                    status=400 if form.errors else 200)
-
-
-def _allow_source(request: HttpRequest, *, slug: str, source: str) -> None:
-    """The owner's consent to a source, as PATCH /api/v1/spaces/{slug}/ gives it."""
-    space = access.access_space(request.user, slug=slug, action="manage")
-    if source not in space.capture_sources:
-        space_services.space_update(actor=request.user, slug=slug,
-                                    changes={"capture_sources": [*space.capture_sources, source]})
 
 
 @require_GET

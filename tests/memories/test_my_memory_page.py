@@ -343,3 +343,44 @@ def test_someone_elses_import_is_not_found(browser_of, team):
 
     assert browser_of.get(f"/me/imports/{theirs.pk}/").status_code == 404
     assert "eve.jsonl" not in browser_of.get("/me/imports/").content.decode()
+
+
+# --- memory modes on the page's writes ---------------------------------------------------------------
+
+def test_in_incognito_a_correction_and_a_delete_are_answered_and_not_kept(browser_of, dana, personal):
+    memory = make_memory(personal, title="Lives in Lisbon", content="The user lives in Lisbon.", kind="fact")
+    browser_of.post("/me/modes/mine/", {"me-mode": "incognito"})
+
+    edited = browser_of.post(f"/me/memories/{memory.id}/edit/", {
+        "version": 1, "title": "Lives in Porto", "content": "The user lives in Porto.", "summary": "",
+        "tags": ""}, follow=True)
+    deleted = browser_of.post(f"/me/memories/{memory.id}/delete/", follow=True)
+
+    assert "Incognito: SAM answered the correction but kept nothing." in edited.content.decode()
+    assert "was not deleted" in deleted.content.decode()
+    memory.refresh_from_db()
+    assert (memory.version, memory.title) == (1, "Lives in Lisbon")
+
+
+def test_a_paused_space_refuses_a_delete_and_says_why(browser_of, personal):
+    memory = make_memory(personal, title="Lives in Lisbon", content="The user lives in Lisbon.", kind="fact")
+    browser_of.post("/me/modes/spaces/dana/", {"dana-mode": "paused"})
+
+    answer = browser_of.post(f"/me/memories/{memory.id}/delete/", follow=True)
+
+    assert "Space &#x27;dana&#x27; is paused" in answer.content.decode()
+    assert Memory.objects.filter(pk=memory.id).exists()
+
+
+def test_an_upload_to_a_space_i_only_contribute_to_cannot_allow_the_source(browser_of, team):
+    said = b'{"conversation_id": "c1", "role": "user", "content": "Hi."}\n'
+    history = SimpleUploadedFile("history.jsonl", said)
+
+    answer = browser_of.post("/me/imports/", {"space": "team", "source": "jsonl", "file": history,
+                                              "allow_source": "on"})
+
+    assert answer.status_code == 400
+    assert "You may not manage in space &#x27;team&#x27;." in answer.content.decode()
+    team.refresh_from_db()
+    assert team.capture_sources == []
+    assert not ChatImport.objects.exists()
