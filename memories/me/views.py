@@ -82,6 +82,11 @@ def _group_counts(request: HttpRequest) -> dict[str, int]:
     return {group: counts[group] for group in selectors.KIND_GROUPS}
 
 
+def _listed(request: HttpRequest, filters: selectors.MemoryFilters) -> Any:
+    # With who wrote each, which every card shows.
+    return selectors.memory_list(actor=request.user, filters=filters).select_related("created_by")
+
+
 @require_GET
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
@@ -99,12 +104,12 @@ def home(request: HttpRequest) -> HttpResponse:
         for entry in groups:
             if entry["count"]:
                 filters = selectors.MemoryFilters(about_me=True, kind_group=str(entry["name"]))
-                rows = selectors.memory_list(actor=request.user, filters=filters)[:OVERVIEW_PER_GROUP]
+                rows = _listed(request, filters)[:OVERVIEW_PER_GROUP]
                 sections.append({**entry, "memories": list(rows)})
         context["sections"] = sections
     else:
         filters = selectors.MemoryFilters(about_me=True, kind_group=group)
-        page = Paginator(selectors.memory_list(actor=request.user, filters=filters), PAGE_SIZE)
+        page = Paginator(_listed(request, filters), PAGE_SIZE)
         context["page"] = page.get_page(request.GET.get("page"))
         context["group_title"] = GROUP_TITLES[group]
     return _render(request, "me/home.html", context)

@@ -384,3 +384,22 @@ def test_an_upload_to_a_space_i_only_contribute_to_cannot_allow_the_source(brows
     team.refresh_from_db()
     assert team.capture_sources == []
     assert not ChatImport.objects.exists()
+
+
+def test_the_page_reads_in_the_same_number_of_queries_however_many_memories(browser_of, dana, personal):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert browser_of.get("/me/").status_code == 200
+            assert browser_of.get("/me/?kind_group=fact").status_code == 200
+        return len(captured)
+
+    written_by(dana, personal, title="Prefers tea", content="Dana prefers green tea in the morning.")
+    make_memory(personal, title="Lives in Lisbon", content="The user lives in Lisbon.", kind="fact")
+    few = queries()
+    for n in range(6):
+        written_by(dana, personal, title=f"Fact number {n}", content=f"Dana knows fact number {n} well.",
+                   kind="fact")
+    assert queries() == few
