@@ -186,6 +186,12 @@ def _announce(space) -> None:
 # --- modes ----------------------------------------------------------------------------
 
 @transaction.atomic
+def user_mode_get(*, user) -> str:
+    """`user`'s own memory mode (assist until they set one)."""
+    row = UserMemorySettings.objects.filter(user=user).first()
+    return row.mode if row else Mode.ASSIST
+
+
 def user_mode_set(*, actor: Actor, user, mode: str) -> UserMemorySettings:
     if mode not in Mode.values:
         raise InvalidInput("Unknown mode.", fields={"mode": [f"One of {', '.join(Mode.values)}."]})

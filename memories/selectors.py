@@ -117,9 +117,28 @@ def about(actor: Actor) -> Q:
     user = access.user_or_none(actor)
     if user is None:
         return Q(pk__in=[])
+    return Q(created_by=user) | Q(space__kind="user", space_id__in=_owned_space_ids(actor))
+
+
+def _owned_space_ids(actor: Actor) -> list[int]:
     owner = roles.RANK[roles.Role.OWNER]
-    owned = [pk for pk, granted in access.rights(actor).items() if granted.rank >= owner]
-    return Q(created_by=user) | Q(space__kind="user", space_id__in=owned)
+    return [pk for pk, granted in access.rights(actor).items() if granted.rank >= owner]
+
+
+def my_memory_get(*, actor: Actor, memory_id: str) -> Memory:
+    """A memory of what SAM knows about `actor` (about(actor), archived or not), else NotFound:
+    the My memory page acts only on those, so another person's memory does not exist there
+    even in a space `actor` may read."""
+    found = memory_list(actor=actor, filters=MemoryFilters(about_me=True, archived=None)).filter(pk=memory_id)
+    memory = found.first()
+    if memory is None:
+        raise NotFound(f"No memory '{memory_id}'.")
+    return memory
+
+
+def personal_spaces(*, actor: Actor) -> QuerySet[Space]:
+    """The personal spaces (kind `user`) `actor` owns: what "forget everything about me" empties."""
+    return access.spaces_visible(actor).filter(kind="user", pk__in=_owned_space_ids(actor)).order_by("slug")
 
 
 def memory_get(*, actor: Actor, memory_id: str) -> Memory:

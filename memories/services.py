@@ -599,8 +599,9 @@ def _set_archived(actor: Actor, memory_id: str, *, archived: bool, reason: str) 
 
 
 @transaction.atomic
-def memory_delete(*, actor: Actor, memory_id: str) -> None:
-    """Hard delete: the memory, its versions, counters and vector go in one statement."""
+def memory_delete(*, actor: Actor, memory_id: str) -> bool:
+    """Hard delete: the memory, its versions, counters and vector go in one statement.
+    Returns whether the delete is kept (False: incognito answered it and rolled it back)."""
     # The space's entity lock before the memory's row lock (the order linking takes them).
     entities.lock_spaces(Memory.objects.filter(pk=memory_id).values_list("space_id", flat=True))
     memory = _locked_memory(actor, memory_id, "remove")
@@ -611,4 +612,4 @@ def memory_delete(*, actor: Actor, memory_id: str) -> None:
                  before={"version": memory.version, "kind": memory.kind}, digest_text=True)
     entities.release(memory.space_id, [memory.pk])
     memory.delete()
-    policy.keep_or_discard(outcome)
+    return policy.keep_or_discard(outcome)

@@ -1,14 +1,22 @@
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from samsite.health import healthz, readyz
+from samsite.home import home
 from samsite.mcp.http import mcp_endpoint
 from samsite.metrics import metrics_view
 
 urlpatterns = [
-    path("", RedirectView.as_view(url="/admin/", permanent=False)),
+    # Staff to the admin, everyone else signed in to their My memory page (samsite/home.py).
+    path("", home, name="home"),
+    # Sign-in for every user: the admin's login is for staff only.
+    path("sign-in/", auth_views.LoginView.as_view(template_name="me/sign_in.html",
+                                                  redirect_authenticated_user=True), name="sign-in"),
+    path("sign-out/", auth_views.LogoutView.as_view(), name="sign-out"),
+    path("me/", include("memories.me.urls")),
     # Liveness and readiness probes: JSON, no login (samsite/health.py).
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),

@@ -13,8 +13,7 @@ from core.api.openapi import error_responses
 from core.errors import NotFound
 from governance import access, services
 from governance.api import serializers as s
-from governance.models import RestrictedTag, SpaceMembership, UserMemorySettings
-from governance.modes import Mode
+from governance.models import RestrictedTag, SpaceMembership
 
 ERRORS = error_responses(400, 401, 403, 404, e403="Visible to you, but you may not change it")
 
@@ -96,8 +95,7 @@ class MyModeView(APIView):
     @extend_schema(responses={200: s.ModeSerializer, **error_responses(401)}, summary="Your own memory mode")
     def get(self, request: Request) -> Response:
         assert isinstance(request.user, User)  # IsAuthenticated (the default) let it through
-        row = UserMemorySettings.objects.filter(user=request.user).first()
-        return Response({"mode": row.mode if row else Mode.ASSIST})
+        return Response({"mode": services.user_mode_get(user=request.user)})
 
     @extend_schema(request=s.ModeSerializer, responses={200: s.ModeSerializer, **error_responses(400, 401)},
                    summary="Set your own memory mode (applies on top of each space's mode)")

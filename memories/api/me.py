@@ -7,8 +7,6 @@ capture the caller's own memory mode (PUT /api/v1/me/mode/).
 
 from __future__ import annotations
 
-import json
-
 from django.http import StreamingHttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -85,9 +83,8 @@ class MyExportView(APIView):
     def get(self, request: Request) -> StreamingHttpResponse:
         query = MyExportQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        rows = transfer.memories_export(actor=request.user, spaces=[], about_me=True,
+        lines = transfer.about_me_lines(actor=request.user,
                                         include_archived=query.validated_data["include_archived"])
-        response = StreamingHttpResponse((json.dumps(row, default=str) + "\n" for row in rows),
-                                         content_type="application/x-ndjson")
-        response["Content-Disposition"] = 'attachment; filename="sam-about-me.jsonl"'
+        response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
+        response["Content-Disposition"] = f'attachment; filename="{transfer.ABOUT_ME_FILE_NAME}"'
         return response

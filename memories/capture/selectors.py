@@ -26,6 +26,14 @@ def chat_import_get(*, actor: Actor, import_id: str) -> ChatImport:
     return with_progress(chat_import)
 
 
+def chat_import_list(*, actor: Actor, limit: int = 50) -> list[ChatImport]:
+    """The `limit` newest imports `actor` uploaded, of spaces they still read, each with its
+    `progress` (a query per import for it, so the list is bounded)."""
+    visible = access.restrict(ChatImport.objects.select_related("space"), actor)
+    mine = visible.filter(created_by_id=getattr(actor, "pk", None)).order_by("-created_at")[:limit]
+    return [with_progress(chat_import) for chat_import in mine]
+
+
 @dataclass(frozen=True)
 class ImportProgress:
     """What is still to happen to an import's memories before they are final.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -25,6 +26,8 @@ _STATE_FIELDS = (
     "embedding_status",
 )
 IMPORT_CHUNK = 500
+# The file name a download of everything about the caller is offered under.
+ABOUT_ME_FILE_NAME = "sam-about-me.jsonl"
 
 
 def memories_export(*, actor: Actor, spaces: list[str], include_archived: bool, about_me: bool = False,
@@ -59,6 +62,13 @@ def memories_export(*, actor: Actor, spaces: list[str], include_archived: bool, 
                          complete=complete, requested=sorted(spaces),
                          **({"about_me": True} if about_me else {}),
                          **({"selection": True} if within is not None else {}))
+
+
+def about_me_lines(*, actor: Actor, include_archived: bool = True) -> Iterator[str]:
+    """Everything SAM knows about `actor` as SAM JSONL lines (one entry a line, newline ended),
+    audited as an export: what GET /api/v1/me/export/ and the My memory page's download send."""
+    rows = memories_export(actor=actor, spaces=[], about_me=True, include_archived=include_archived)
+    return (json.dumps(row, default=str) + "\n" for row in rows)
 
 
 def _audit_per_space(action: str, actor: Actor, counts: Counter[int], *, requested: list[str] | None = None,

@@ -477,3 +477,9 @@ LOGGING = {
         "httpx": {"level": "WARNING"},
     },
 }
+
+# --- Sign-in for the My memory page (docs/my-memory.md) -----------------------------------
+# Every user signs in here (the admin's login is for staff only) and lands on /me/.
+LOGIN_URL = "sign-in"
+LOGIN_REDIRECT_URL = "me-home"
+LOGOUT_REDIRECT_URL = "sign-in"
