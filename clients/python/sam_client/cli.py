@@ -155,11 +155,7 @@ def _import(sam: SamClient, args: argparse.Namespace) -> Any:
 
 def _export(sam: SamClient, args: argparse.Namespace) -> Any:
     count = 0
-    target: TextIO
-    if args.output:
-        target = Path(args.output).expanduser().open("w", encoding="utf-8")
-    else:
-        target = sys.stdout
+    target: TextIO = Path(args.output).expanduser().open("w", encoding="utf-8") if args.output else sys.stdout
     try:
         for line in sam.export_me(include_archived=args.include_archived):
             target.write(line + "\n")
@@ -197,7 +193,7 @@ def _when(moment: datetime | None) -> str:
 def _token_create(sam: SamClient, args: argparse.Namespace) -> Any:
     options: dict[str, Any] = {"spaces": args.space or None, "role": args.role, "scopes": args.scope or None,
                                "expires_at": args.expires_at}
-    created = sam.create_token(args.name, **{key: value for key, value in options.items() if value is not None})
+    created = sam.create_token(args.name, **{key: val for key, val in options.items() if val is not None})
 
     def human() -> str:
         return (f"Token {created.id} ({created.name}) created. Its secret, shown this once:\n"
@@ -261,7 +257,8 @@ def build_parser() -> argparse.ArgumentParser:
     pack.add_argument("query", nargs="?", default="")
     pack.add_argument("--space", action="append")
     pack.add_argument("--budget", type=int, help="token budget (default 1500)")
-    pack.add_argument("--boot", action="store_true", help="a boot pack: active tasks, decisions, changed files")
+    pack.add_argument("--boot", action="store_true",
+                      help="a boot pack: active tasks, decisions, changed files")
     pack.set_defaults(handler=_pack)
 
     handoff = commands.add_parser("handoff", parents=[common], help="the handoff the next session reads")
@@ -290,9 +287,11 @@ def build_parser() -> argparse.ArgumentParser:
     token_commands = token.add_subparsers(dest="token_command", required=True, metavar="ACTION")
     token_list = token_commands.add_parser("list", parents=[common], help="my tokens")
     token_list.set_defaults(handler=_token_list)
-    token_create = token_commands.add_parser("create", parents=[common], help="a new token (secret shown once)")
+    token_create = token_commands.add_parser("create", parents=[common],
+                                             help="a new token (secret shown once)")
     token_create.add_argument("name")
-    token_create.add_argument("--space", action="append", help="limit it to a space (repeat; default: all mine)")
+    token_create.add_argument("--space", action="append",
+                              help="limit it to a space (repeat; default: all mine)")
     token_create.add_argument("--role", help="cap its role (no higher than your own)")
     token_create.add_argument("--scope", action="append", help="a scope (repeat)")
     token_create.add_argument("--expires-at", type=_datetime, help="RFC 3339, e.g. 2027-01-31T00:00:00Z")

@@ -126,7 +126,8 @@ class SamClient(_Base):
     def delete_memory(self, memory_id: str) -> None:
         self._run(calls.memory_delete(memory_id))
 
-    def list_memories(self, *, page: int = 1, page_size: int | None = None, **filters: Any) -> m.Page[m.Memory]:
+    def list_memories(self, *, page: int = 1, page_size: int | None = None,
+                      **filters: Any) -> m.Page[m.Memory]:
         """One page; filters as the API names them (space, kind, tags, text, archived, …)."""
         return self._run(calls.memories_page(page=page, page_size=page_size, filters=filters))
 
@@ -187,7 +188,8 @@ class SamClient(_Base):
 
     def export_me(self, *, include_archived: bool = False) -> Iterator[str]:
         """Everything SAM knows about me, as the lines of a JSONL bundle (one entry each)."""
-        with self._http.stream("GET", calls.EXPORT_PATH, params=calls.export_params(include_archived)) as answer:
+        params = calls.export_params(include_archived)
+        with self._http.stream("GET", calls.EXPORT_PATH, params=params) as answer:
             if answer.status_code >= 400:
                 answer.read()
                 raise error_from_response(answer)
@@ -233,8 +235,9 @@ class AsyncSamClient(_Base):
         while True:
             response: httpx.Response | None = None
             try:
-                response = await self._http.request(call.method, call.path, params=call.params, json=call.json,
-                                                    files=call.files, data=call.data, headers=call.headers)
+                response = await self._http.request(call.method, call.path, params=call.params,
+                                                    json=call.json, files=call.files, data=call.data,
+                                                    headers=call.headers)
             except httpx.TransportError as error:
                 if not self._should_retry(call, attempt, response=None, error=error):
                     raise self._lost(call, error) from error
@@ -303,7 +306,8 @@ class AsyncSamClient(_Base):
         return await self._run(calls.session_handoff(session_id))
 
     # --- chat imports, export -----------------------------------------------------------------
-    async def upload_chat_history(self, space: str, path: str | Path, *, source: m.ChatSource) -> m.ChatImport:
+    async def upload_chat_history(self, space: str, path: str | Path, *,
+                                  source: m.ChatSource) -> m.ChatImport:
         path = Path(path)
         return await self._run(calls.chat_import_upload(space, source=source, file_name=path.name,
                                                         content=path.read_bytes()))
