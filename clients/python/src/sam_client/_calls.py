@@ -113,11 +113,15 @@ def my_memories_page(*, page: int, page_size: int | None, kind_group: str | None
                 params=_query(page=page, page_size=page_size, kind_group=kind_group), retry_safe=True)
 
 
-def next_page(url: str, kind: type[m.Page[Any]]) -> Call[m.Page[Any]]:
-    """The page a list's `next` link names (an absolute URL on SAM's own host)."""
+def next_page(url: str, kind: type[m.Page[Any]], *, base_path: str) -> Call[m.Page[Any]]:
+    """The page a list's `next` link names. Only its path and query are kept, read against
+    the client's own base URL: behind a proxy SAM may name another scheme or host, and the
+    token goes nowhere but where the caller pointed the client."""
     target = httpx.URL(url)
-    return Call("GET", target.raw_path.decode("ascii").split("?")[0], _model(kind),
-                params=dict(target.params), retry_safe=True)
+    path = target.path
+    if base_path and path.startswith(base_path + "/"):
+        path = path[len(base_path):]
+    return Call("GET", path, _model(kind), params=dict(target.params), retry_safe=True)
 
 
 # --- recall, packs, handoffs --------------------------------------------------------------------

@@ -135,8 +135,8 @@ def _import(sam: SamClient, args: argparse.Namespace) -> Any:
             current = sam.wait_for_chat_import(started.id, until_final=not args.no_final,
                                                timeout=args.timeout, interval=args.interval)
         except TimeoutError as error:
-            raise errors.TransportError(f"{error}; follow it with GET /api/v1/chat-imports/{started.id}/") \
-                from error
+            raise errors.TransportError(f"{error}; follow it with GET /api/v1/chat-imports/{started.id}/",
+                                        code="timeout") from error
 
     def human() -> str:
         lines = [f"Import {current.id} into {current.space} ({current.source}, {current.file_name}): "

@@ -31,6 +31,7 @@ DEFAULT_TIMEOUT = 30.0
 class _Base:
     def __init__(self, base_url: str, token: str, *, max_retries: int, backoff: float) -> None:
         self.base_url = base_url.rstrip("/")
+        self._base_path = httpx.URL(self.base_url).path.rstrip("/")
         self.token = token
         self.max_retries = max_retries
         self.backoff = backoff
@@ -59,7 +60,8 @@ class _Base:
 
     @staticmethod
     def _lost(call: calls.Call[Any], error: httpx.TransportError) -> TransportError:
-        return TransportError(f"{call.method} {call.path}: {error.__class__.__name__}: {error}".strip())
+        return TransportError(f"{call.method} {call.path}: {error.__class__.__name__}: {error}".strip(),
+                              code="unreachable")
 
     @staticmethod
     def _recall(query: str, **options: Any) -> m.Recall:
@@ -146,7 +148,7 @@ class SamClient(_Base):
             yield from page.results
             if not page.next:
                 return
-            page = self._run(calls.next_page(page.next, type(page)))
+            page = self._run(calls.next_page(page.next, type(page), base_path=self._base_path))
 
     # --- recall, packs, handoffs --------------------------------------------------------------
     def recall(self, query: str = "", **options: Any) -> m.RecallResult:
@@ -290,7 +292,7 @@ class AsyncSamClient(_Base):
                 yield item
             if not page.next:
                 return
-            page = await self._run(calls.next_page(page.next, type(page)))
+            page = await self._run(calls.next_page(page.next, type(page), base_path=self._base_path))
 
     # --- recall, packs, handoffs --------------------------------------------------------------
     async def recall(self, query: str = "", **options: Any) -> m.RecallResult:
