@@ -202,5 +202,7 @@ def test_the_async_client_does_the_same(world: World):
                 await sam.get_memory("mem_does_not_exist")
             exported = [line async for line in sam.export_me()]
             assert len(exported) == 2
+            mine = [memory.title async for memory in sam.iter_my_memories(page_size=1)]
+            assert sorted(mine) == ["Bonuses are paid in March", "Payslips are PDFs"]
     asyncio.run(work())
     assert stored("payroll", "Bonuses are paid in March") == 1
