@@ -6,7 +6,8 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install run setup test test-lanes lint bench clean-db
 
-$(STAMP): requirements/base.txt requirements/dev.txt requirements/model.txt requirements/constraints.txt
+$(STAMP): requirements/base.txt requirements/dev.txt requirements/model.txt requirements/constraints.txt \
+          clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements/dev.txt -c requirements/constraints.txt

@@ -50,7 +50,9 @@ class EntityDetailSerializer(serializers.Serializer):
 
 
 class EntityListQuerySerializer(QueryParamsSerializer):
-    kind = serializers.ChoiceField(choices=EntityKind.choices, required=False, default="")
+    # No default: "" is not one of the choices, and a schema whose default breaks its own enum
+    # stops client generators; entity_list's own default ("" = every kind) applies instead.
+    kind = serializers.ChoiceField(choices=EntityKind.choices, required=False)
     search = serializers.CharField(required=False, default="", max_length=120,
                                    help_text="Part of its name or an alias, any case")
 
