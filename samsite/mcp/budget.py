@@ -5,7 +5,7 @@ order: an item goes in whole if it fits; otherwise in its short form (what it sa
 scores, reasons and provenance); otherwise the list stops there and the answer says
 `truncated: true` and how many there were (`total`). When not even the best item's short
 form fits, the envelope's fields give way and the best item goes in squeezed: its id and its
-headline cut to what fits, ending in "…" (below about 60 tokens, the headline alone). So an
+headline cut to what fits, ending in "…" (below about 70 tokens, the headline alone: an id is some 20). So an
 answer with anything to show is never empty. Counts are of the whole answer as JSON text
 (`as_text`, which is the tool's text content, byte for byte), with the tokenizer context
 packs use (retrieval.tokens), so the answer is never over.

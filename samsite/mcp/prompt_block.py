@@ -61,7 +61,12 @@ def fit(answer: dict[str, Any], *, limit: int) -> dict[str, Any]:
     opening, closing = lines[0], lines[-1]
     note = budget.longest(first, lambda candidate: budget_ok(
         trimmed(1, f"{opening}\n{candidate}\n{closing}"), limit))
-    return trimmed(1, f"{opening}\n{note}\n{closing}") if note else trimmed(0, "")
+    if note:
+        return trimmed(1, f"{opening}\n{note}\n{closing}")
+    # Nor beside the answer's counts: the block alone.
+    note = budget.longest(first, lambda candidate: budget_ok(
+        {"block": f"{opening}\n{candidate}\n{closing}", "truncated": True}, limit))
+    return {"block": f"{opening}\n{note}\n{closing}" if note else "", "truncated": True}
 
 
 def budget_ok(answer: dict[str, Any], limit: int) -> bool:

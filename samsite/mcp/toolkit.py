@@ -28,7 +28,7 @@ RECALL_K = rest_default(RecallInputSerializer, "k")
 BUDGET_RULE = ("Token budget of the whole answer: its text as you receive it, counted with SAM's "
                "tokenizer, never exceeded. The best items go in whole, then short, then the answer says "
                "`truncated: true` and `total`; a small budget still gets the best item, its headline cut "
-               "with \"…\" (below about 60 tokens without its id).")
+               "with \"…\" (below about 70 tokens without its id).")
 Budget = Annotated[int | None, Field(
     description=f"{BUDGET_RULE} Default: the server's (SAM_MCP_TOKEN_BUDGET, 4,000).",
     ge=budget.MIN_BUDGET, le=200_000)]

@@ -11,13 +11,18 @@ from pydantic import Field
 from retrieval.api.serializers import ContextPackInputSerializer, PromptAugmentationInputSerializer
 from samsite.mcp import budget, prompt_block
 from samsite.mcp.limits import one_of, rest_default, rest_limits
-from samsite.mcp.toolkit import Budget, Space, Spaces, Tools, default_budget
+from samsite.mcp.toolkit import Space, Spaces, Tools, default_budget
 
 PACK, AUGMENT = ContextPackInputSerializer, PromptAugmentationInputSerializer
 # Tokens the answer's fields other than the Markdown take, about (checked after: never over).
 PACK_ENVELOPE_TOKENS = 60
+# Below this many tokens for the Markdown, a pack shows its frame and hardly an item: compact.
+COMPACT_BELOW = 200
 # Characters of the prompt block and answer that are not notes (delimiters, preamble, headings).
 AUGMENT_FRAME_CHARS = 400
+# The notes stay between their delimiters, whatever the budget (they mark them as quoted
+# data), and those alone take about 30 tokens: the smallest budget with room for a note.
+AUGMENT_MIN_BUDGET = 45
 
 
 def register(server: MCPServer, tools: Tools) -> None:
@@ -32,7 +37,10 @@ def register(server: MCPServer, tools: Tools) -> None:
             description="The user's current message.", **rest_limits(AUGMENT, "message"))] = "",
             max_items: Annotated[int, Field(description="Notes at most.", **rest_limits(AUGMENT, "max_items"))
                                  ] = rest_default(AUGMENT, "max_items"),
-            token_budget: Budget = None,
+            token_budget: Annotated[int | None, Field(
+                description="Tokens of the whole answer (default: the server's, SAM_MCP_TOKEN_BUDGET). At "
+                            f"least {AUGMENT_MIN_BUDGET}: the block's quoting delimiters take about 30.",
+                ge=AUGMENT_MIN_BUDGET, le=200_000)] = None,
             max_chars: Annotated[int | None, Field(
                 description="Deprecated: use token_budget. Characters of notes at most.",
                 **rest_limits(AUGMENT, "max_chars"))] = None,
@@ -75,7 +83,7 @@ def register(server: MCPServer, tools: Tools) -> None:
                                 "include_unvalidated": include_unvalidated}
         if spaces:
             body["spaces"] = spaces
-        floor = rest_limits(PACK, "token_budget")["ge"]
+        floor = rest_limits(PACK, "token_budget")["ge"]  # REST's smallest pack budget
 
         def pack_within(markdown_budget: int) -> tuple[dict[str, Any], dict[str, Any]]:
             # Defused as it is built.
@@ -88,16 +96,21 @@ def register(server: MCPServer, tools: Tools) -> None:
                                      "excluded": report.get("excluded", [])}}
             return pack, envelope
 
-        # REST's budget counts the Markdown alone: ask for what is left beside the envelope,
-        # and once more, smaller by what went over, if the JSON text came out longer.
-        pack, envelope = pack_within(token_budget - PACK_ENVELOPE_TOKENS)
-        whole = {"markdown": pack["markdown"], **envelope, "compact": False, "truncated": False}
-        over = budget.tokens_of(whole) - token_budget
-        if over > 0 and token_budget - PACK_ENVELOPE_TOKENS - over > floor:
-            pack, envelope = pack_within(token_budget - PACK_ENVELOPE_TOKENS - 2 * over)
+        if token_budget - PACK_ENVELOPE_TOKENS < COMPACT_BELOW:
+            # Too small for a pack's frame and an item: its items one line each, from a pack
+            # of the usual size.
+            pack, envelope = pack_within(rest_default(PACK, "token_budget"))
+        else:
+            # REST's budget counts the Markdown alone: ask for what is left beside the envelope,
+            # and once more, smaller by what went over, if the JSON text came out longer.
+            pack, envelope = pack_within(token_budget - PACK_ENVELOPE_TOKENS)
             whole = {"markdown": pack["markdown"], **envelope, "compact": False, "truncated": False}
-        if budget.tokens_of(whole) <= token_budget:
-            return whole
+            over = budget.tokens_of(whole) - token_budget
+            if over > 0 and token_budget - PACK_ENVELOPE_TOKENS - 2 * over >= COMPACT_BELOW:
+                pack, envelope = pack_within(token_budget - PACK_ENVELOPE_TOKENS - 2 * over)
+                whole = {"markdown": pack["markdown"], **envelope, "compact": False, "truncated": False}
+            if budget.tokens_of(whole) <= token_budget:
+                return whole
         lines = "\n".join(_item_line(item) for item in pack["json"].get("items", []))
         compact = budget.fit_text({**envelope, "compact": True}, "markdown", lines, budget=token_budget)
         return compact
