@@ -111,7 +111,8 @@ def fit(envelope: dict[str, Any], key: str, items: Sequence[dict[str, Any]], *, 
     if not items:
         return {key: [], "truncated": True, "total": total}
     # Not even the best item's short form beside the envelope: the best item alone, squeezed.
-    bare = {key: [short(items[0])], "truncated": total > 1, "total": total}
+    # `truncated`: the answer is not whole, even when its one item is all there was.
+    bare = {key: [short(items[0])], "truncated": True, "total": total}
     if tokens_of(bare) <= budget:
         return bare
     best = squeezed(short(items[0]), lambda form: tokens_of({key: [form], "truncated": True, "total": total})

@@ -188,7 +188,7 @@ def test_a_scoped_token_cannot_see_another_space_and_a_viewer_cannot_write(url: 
                 http_client(url, world.viewer_token) as viewer:
             return (await scoped.call_tool("memory_stats", {"space": "payroll"}),
                     structured(await scoped.call_tool("recall", {"query": "money"})),
-                    await viewer.call_tool("remember", {"space": "webshop", "title": "t",
+                    await viewer.call_tool("remember", {"space": "webshop", "title": "A viewer writes",
                                                         "content": "a viewer may not write"}))
 
     hidden, scoped_recall, refused = run(work)
