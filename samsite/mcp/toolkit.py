@@ -3,28 +3,34 @@ them, the token budget of an answer, and the parameter types the tools have in c
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Annotated, Any
 
 from django.conf import settings
 from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from retrieval.api.serializers import RecallInputSerializer
 from retrieval.defuse import defuse_json
 from samsite.mcp import budget
 from samsite.mcp.dispatch import Answer, Caller, call
+from samsite.mcp.errors import SamToolError, sam_error
+from samsite.mcp.limits import rest_default, rest_limits
 
-Space = Annotated[str, Field(description="Space slug, e.g. 'webshop'.", min_length=1, max_length=64)]
+Space = Annotated[str, Field(description="Space slug, e.g. 'webshop'.", min_length=1, max_length=80)]
 Spaces = Annotated[list[str] | None, Field(
-    description="Space slugs to search; default: every space the token may read.", max_length=50)]
-Query = Annotated[str, Field(description="What you need to know, in plain words.", min_length=1,
-                             max_length=4000)]
-K = Annotated[int, Field(description="How many memories at most.", ge=1, le=50)]
+    description="Space slugs to search; default: every space the token may read.",
+    **rest_limits(RecallInputSerializer, "spaces"))]
+Query = Annotated[str, Field(description="What you need to know, in plain words.",
+                             **{**rest_limits(RecallInputSerializer, "query"), "min_length": 1})]
+K = Annotated[int, Field(description="How many memories at most.", **rest_limits(RecallInputSerializer, "k"))]
+RECALL_K = rest_default(RecallInputSerializer, "k")
+BUDGET_RULE = ("Token budget of the whole answer: its text as you receive it, counted with SAM's "
+               "tokenizer, never exceeded. The best items go in whole, then short, then the answer says "
+               "`truncated: true` and `total`; a small budget still gets the best item, its headline cut "
+               "with \"…\" (below about 70 tokens without its id).")
 Budget = Annotated[int | None, Field(
-    description="Token budget of this answer (default: the server's, 4,000). Answers never exceed it: "
-                "best items whole, then short, then `truncated: true` with `total`.",
+    description=f"{BUDGET_RULE} Default: the server's (SAM_MCP_TOKEN_BUDGET, 4,000).",
     ge=budget.MIN_BUDGET, le=200_000)]
 MemoryId = Annotated[str, Field(description="A memory id (mem_…).", min_length=1, max_length=64)]
 ExecutionId = Annotated[str, Field(description="A PRD execution id (prd_…).", min_length=1, max_length=64)]
@@ -35,17 +41,21 @@ def default_budget() -> int:
     return int(settings.SAM_MCP["TOKEN_BUDGET"])
 
 
-def tool_error(code: str, status: int, message: str) -> ToolError:
+def tool_error(code: str, status: int, message: str,
+               fields: dict[str, list[str]] | None = None) -> SamToolError:
     """A tool error of the tool's own making, in SAM's error shape."""
-    return ToolError(json.dumps({"error": {"code": code, "status": status, "message": message}}))
+    return sam_error(code, status, message, fields)
 
 
-def _failed(answer: Answer) -> ToolError:
-    """A tool error in SAM's error shape: {"error": {code, message, fields?}} as JSON text."""
-    body = answer.body if isinstance(answer.body, dict) and "error" in answer.body else {
-        "error": {"code": f"http_{answer.status}", "message": "The request failed."}}
-    body["error"]["status"] = answer.status
-    return ToolError(json.dumps(body, ensure_ascii=False))
+def _failed(answer: Answer) -> SamToolError:
+    """SAM's answer to a failed REST call as a tool error: {"error": {code, status, message,
+    fields, …}}, as the API answered it."""
+    if isinstance(answer.body, dict) and isinstance(answer.body.get("error"), dict):
+        body = answer.body
+        body["error"].setdefault("fields", {})
+        body["error"]["status"] = answer.status
+        return SamToolError(body)
+    return sam_error(f"http_{answer.status}", answer.status, "The request failed.")
 
 
 class Tools:

@@ -75,5 +75,5 @@ def structured(result: Any) -> dict[str, Any]:
 
 def tool_error(result: Any) -> dict[str, Any]:
     assert result.is_error, result
-    text = result.content[0].text  # "Error executing tool <name>: {…}"
+    text = result.content[0].text  # SAM's error object as JSON: {"error": {…}}
     return json.loads(text[text.index("{"):])["error"]

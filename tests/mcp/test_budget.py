@@ -32,8 +32,19 @@ def test_an_answer_is_never_over_its_budget_and_keeps_the_rank_order(envelope, r
     assert budget.tokens_of(answer) <= limit
     assert answer["total"] == len(ranked)
     kept = answer["memories"]
+    assert bool(kept) == bool(ranked)  # never empty while anything matched
     envelope_dropped = set(answer) == {"memories", "truncated", "total"} and bool(envelope)
-    assert answer["truncated"] == (len(kept) < len(ranked) or envelope_dropped)
+    squeezed = bool(kept) and kept[0] not in (ranked[0], short(ranked[0]))
+    assert answer["truncated"] == (len(kept) < len(ranked) or envelope_dropped or squeezed)
+    if squeezed:
+        # The best item alone: its id (when it fits) and its title cut short, ending in "…".
+        assert len(kept) == 1
+        assert set(kept[0]) <= {"id", "title"}
+        assert kept[0].get("id", ranked[0]["id"]) == ranked[0]["id"]
+        title = kept[0]["title"]
+        assert title == ranked[0]["title"] or (title.endswith("…")
+                                               and ranked[0]["title"].startswith(title[:-1].rstrip()))
+        return
     # A prefix of the ranking, each item whole or in its short form.
     for item, original in zip(kept, ranked, strict=False):
         assert item in (original, short(original))
@@ -58,6 +69,18 @@ def test_everything_fits_in_a_large_budget():
     assert answer == {"query": "q", "memories": ranked, "truncated": False, "total": 1}
 
 
+def test_a_small_budget_still_gets_the_best_item_with_its_id_and_cut_title():
+    ranked = [{"id": "mem_01JD5Z8K3Q4W0S6T2X9B7C1N5M", "title": "Money is stored as Decimal with two places",
+               "summary": "Floats lost cents in the checkout totals " * 5} for _ in range(3)]
+    answer = budget.fit({"query": "how do we store money " * 10}, "memories", ranked, budget=80, short=short)
+
+    assert budget.tokens_of(answer) <= 80
+    assert answer["memories"][0]["id"] == ranked[0]["id"]
+    assert answer["memories"][0]["title"].startswith("Money")
+    assert answer["truncated"] is True
+    assert answer["total"] == 3
+
+
 def test_a_budget_too_small_for_any_answer_is_refused():
     with pytest.raises(ValueError, match="at least"):
         budget.fit({}, "memories", [], budget=budget.MIN_BUDGET - 1, short=short)
@@ -71,6 +94,14 @@ def test_text_is_cut_at_whole_lines_and_never_over_its_budget(text, limit):
     assert budget.tokens_of(answer) <= limit
     lines = text.splitlines()
     assert answer["total"] == len(lines)
+    prefixes = {"\n".join(lines[:n]) for n in range(1, len(lines))}
+    if answer["truncated"] and answer["markdown"] not in prefixes:
+        # Not one whole line fits: the first line with words in it, cut short.
+        first = next((line for line in lines if line.strip()), "")
+        assert answer["markdown"] == first or answer["markdown"].endswith("…") or answer["markdown"] == ""
+        assert first.startswith(answer["markdown"][:-1].rstrip())
+        assert answer["markdown"] or not first.strip()
+        return
     # Whole lines from the start: all of them, or (truncated) fewer.
     shown = len(lines) if not answer["truncated"] else next(
         n for n in range(len(lines)) if answer["markdown"] == "\n".join(lines[:n]))

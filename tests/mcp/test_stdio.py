@@ -3,6 +3,7 @@ Claude Desktop start it, driven by the SDK's own client."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -68,3 +69,24 @@ def test_a_refused_token_stops_the_server_with_a_clear_message(world: World):
     assert finished.returncode != 0
     assert "The token was refused" in finished.stderr
     assert finished.stdout == ""  # stdout is the protocol's: nothing else is written there
+
+
+def test_errors_over_stdio_carry_sam_error_object(world: World):
+    async def work():
+        async with Client(server(world.owner_token)) as client:
+            return (await client.call_tool("remember", {"space": "webshop", "title": "Too long",
+                                                        "content": "x" * 8001}),
+                    await client.call_tool("recall", {}),
+                    await client.call_tool("memory_stats", {"space": "nowhere"}))
+
+    too_long, missing, hidden = run(work)
+    errors = []
+    for result in (too_long, missing, hidden):
+        assert result.is_error
+        assert json.loads(result.content[0].text) == result.structured_content
+        errors.append(result.structured_content["error"])
+    assert [(e["code"], e["status"]) for e in errors] == [("invalid", 400), ("invalid", 400),
+                                                          ("not_found", 404)]
+    assert errors[0]["fields"] == {"content": ["Ensure this field has no more than 8000 characters."]}
+    assert errors[1]["fields"] == {"query": ["This field is required."]}
+    assert errors[2]["fields"] == {}

@@ -8,24 +8,33 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
+from governance import idempotency
+from memories.api.serializers import MemoryCreateInputSerializer, MemoryReasonInputSerializer
+from samsite.mcp.limits import one_of, rest_limits
 from samsite.mcp.toolkit import MemoryId, Space, Tools
+
+CREATE = MemoryCreateInputSerializer
+Tag = Annotated[str, Field(**rest_limits(CREATE, "tags.child"))]
+Reason = Annotated[str, Field(description="Why, for the history.",
+                              **rest_limits(MemoryReasonInputSerializer, "reason"))]
 
 
 def register(server: MCPServer, tools: Tools) -> None:
     @server.tool(description="Store a memory worth keeping (a fact, preference, decision, solution, "
                              "pattern, procedure or gotcha). Personal data is redacted before storage.")
     def remember(space: Space, title: Annotated[str, Field(description="One line that names it.",
-                                                           min_length=1, max_length=200)],
+                                                           **rest_limits(CREATE, "title"))],
                  content: Annotated[str, Field(description="The memory itself, self-contained.",
-                                               min_length=1, max_length=20000)],
-                 kind: Annotated[str, Field(description="fact, preference, decision, solution, pattern, "
-                                                        "standard, procedure, gotcha, … (default fact)",
-                                            max_length=40)] = "fact",
-                 tags: Annotated[list[str] | None, Field(description="A few topic tags.",
-                                                         max_length=24)] = None,
+                                               **rest_limits(CREATE, "content"))],
+                 kind: Annotated[str, one_of(CREATE, "kind"), Field(
+                     description="fact, preference, decision, solution, pattern, standard, procedure, "
+                                 "gotcha, … (default fact)")] = "fact",
+                 tags: Annotated[list[Tag] | None, Field(description="A few topic tags.",
+                                                         **rest_limits(CREATE, "tags"))] = None,
                  idempotency_key: Annotated[str | None, Field(
                      description="Send the same key when retrying, so the memory is stored once.",
-                     max_length=200)] = None,
+                     min_length=1, max_length=idempotency.MAX_KEY_LENGTH,
+                     pattern=idempotency.KEY_REGEX)] = None,
                  ctx: Context | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {"space": space, "title": title, "content": content, "kind": kind}
         if tags:
@@ -41,7 +50,7 @@ def register(server: MCPServer, tools: Tools) -> None:
                              "or delete it for good with permanent=true (curators and owners).")
     def forget(memory_id: MemoryId, permanent: Annotated[bool, Field(
             description="Delete instead of archive.")] = False,
-            reason: Annotated[str, Field(description="Why, for the history.", max_length=500)] = "",
+            reason: Reason = "",
             ctx: Context | None = None) -> dict[str, Any]:
         if permanent:
             tools.api(ctx, "DELETE", f"/api/v1/memories/{memory_id}/")
@@ -58,7 +67,7 @@ def register(server: MCPServer, tools: Tools) -> None:
                              "confidence), `contradict` (it is wrong: contested, less confidence, and a "
                              "curator reviews it), `used` (your answer relied on it: it fades more slowly).")
     def memory_feedback(memory_id: MemoryId, feedback: Literal["confirm", "contradict", "used"],
-                        reason: Annotated[str, Field(description="Why (contradict).", max_length=500)] = "",
+                        reason: Reason = "",
                         ctx: Context | None = None) -> dict[str, Any]:
         body = {"reason": reason} if feedback == "contradict" else None
         answer = tools.api(ctx, "POST", f"/api/v1/memories/{memory_id}/{feedback}/", body=body)

@@ -8,26 +8,46 @@ from typing import Annotated, Any, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel, Field
 
+from prd.sessions.api.serializers import (
+    CardValidationInputSerializer,
+    SessionEventInputSerializer,
+    SessionEventsInputSerializer,
+    SessionStartInputSerializer,
+)
 from samsite.mcp import budget
-from samsite.mcp.toolkit import Budget, Space, Tools, default_budget, tool_error
+from samsite.mcp.limits import one_of, rest_limits
+from samsite.mcp.toolkit import BUDGET_RULE, Budget, Space, Tools, default_budget, tool_error
 
 HANDOFF_SECTIONS = ("what_changed", "what_shipped", "what_failed", "decisions", "open_questions",
                     "next_steps")
 
 
+EVENT, START = SessionEventInputSerializer, SessionStartInputSerializer
+
+
+def _strings(name: str) -> Any:
+    """A list of strings held to the REST field's limits (count and length of each)."""
+    return Annotated[list[Annotated[str, Field(**rest_limits(EVENT, f"{name}.child"))]] | None,
+                     Field(**rest_limits(EVENT, name))]
+
+
+TopicTags, Entities, TaskRefs = _strings("topic_tags"), _strings("entities"), _strings("task_refs")
+
+
 class SessionEventIn(BaseModel):
     """One session event as an agent sends it (docs/sessions.md, "Events")."""
 
-    event_type: Literal["chat_turn", "voice_transcript", "command_intent", "command_run", "file_change",
-                        "test_result", "decision", "handoff", "summary", "action_run"]
-    text: str = Field(default="", max_length=20_000, description="The turn, the output, the decision...")
-    event_id: str | None = Field(default=None, max_length=120, description="Your id: a retry stores it once.")
+    event_type: Annotated[str, one_of(EVENT, "event_type")]
+    text: Annotated[str, Field(description="The turn, the output, the decision...",
+                               **rest_limits(EVENT, "text"))] = ""
+    event_id: Annotated[str | None, Field(description="Your id: a retry stores it once.",
+                                          **rest_limits(EVENT, "event_id"))] = None
     ts: str | None = Field(default=None, description="RFC 3339 time (default: now).")
-    role: Literal["user", "assistant", "system", "tool"] | None = None
+    role: Annotated[str, one_of(EVENT, "role")] | None = None
     data: dict[str, Any] | None = Field(default=None, description="Typed fields of the event type.")
-    topic_tags: list[str] | None = Field(default=None, max_length=20)
-    entities: list[str] | None = Field(default=None, max_length=50, description="Files, modules, libraries.")
-    task_refs: list[str] | None = Field(default=None, max_length=50)
+    topic_tags: TopicTags = None  # type: ignore[valid-type]
+    entities: Entities = Field(default=None, description="Files, modules, libraries.")  # type: ignore[valid-type]
+    task_refs: TaskRefs = None  # type: ignore[valid-type]
 
 
 def register(server: MCPServer, tools: Tools) -> None:
@@ -36,9 +56,11 @@ def register(server: MCPServer, tools: Tools) -> None:
                              "memory cards and a handoff for the next session.")
     def session_start(space: Space, key: Annotated[str | None, Field(
             description="Your own id for this session; starting again with it resumes the session.",
-            max_length=120)] = None,
-            title: Annotated[str, Field(description="What the session is about.", max_length=300)] = "",
-            agent_id: Annotated[str, Field(description="Which agent you are.", max_length=200)] = "",
+            **rest_limits(START, "key"))] = None,
+            title: Annotated[str, Field(description="What the session is about.",
+                                        **rest_limits(START, "title"))] = "",
+            agent_id: Annotated[str, Field(description="Which agent you are.",
+                                           **rest_limits(START, "agent_id"))] = "",
             ctx: Context | None = None) -> dict[str, Any]:
         answer = tools.api(ctx, "POST", "/api/v1/sessions/",
                            body={"space": space, "key": key, "title": title, "agent_id": agent_id})
@@ -53,7 +75,8 @@ def register(server: MCPServer, tools: Tools) -> None:
                              "Secrets and personal data are redacted before storage.")
     def session_log(session_id: Annotated[str, Field(description="From session_start (ses_…).", min_length=1,
                                                      max_length=64)],
-                    events: Annotated[list[SessionEventIn], Field(min_length=1, max_length=500)],
+                    events: Annotated[list[SessionEventIn], Field(
+                        **rest_limits(SessionEventsInputSerializer, "events"))],
                     ctx: Context | None = None) -> dict[str, Any]:
         body = {"events": [e.model_dump(exclude_none=True) for e in events]}
         answer = tools.api(ctx, "POST", f"/api/v1/sessions/{session_id}/events/", body=body)
@@ -64,7 +87,8 @@ def register(server: MCPServer, tools: Tools) -> None:
 
     @server.tool(description="The handoff of a session: what changed, shipped and failed, decisions, open "
                              "questions and next steps, each citing its events. Without a session_id: the "
-                             "latest session of `space`, which is how a new session picks up the last one.")
+                             "latest session of `space`, which is how a new session picks up the last one. "
+                             + BUDGET_RULE)
     def session_handoff(session_id: Annotated[str | None, Field(description="A session (ses_…).",
                                                                 max_length=64)] = None,
                         space: Annotated[str | None, Field(description="Space slug, for its latest session.",
@@ -94,10 +118,12 @@ def register(server: MCPServer, tools: Tools) -> None:
                              "the command a procedure card names. Failed and stale cards stay out of packs.")
     def card_check(card_id: Annotated[str, Field(description="A card (card_…).", min_length=1,
                                                  max_length=64)],
-                   status: Literal["pass", "failed", "stale"],
-                   note: Annotated[str, Field(description="What you saw.", max_length=1000)] = "",
-                   event_id: Annotated[str | None, Field(description="The session event that shows it.",
-                                                         max_length=120)] = None,
+                   status: Annotated[str, one_of(CardValidationInputSerializer, "status")],
+                   note: Annotated[str, Field(description="What you saw.",
+                                              **rest_limits(CardValidationInputSerializer, "note"))] = "",
+                   event_id: Annotated[str | None, Field(
+                       description="The session event that shows it.",
+                       **rest_limits(CardValidationInputSerializer, "event"))] = None,
                    ctx: Context | None = None) -> dict[str, Any]:
         card = tools.api(ctx, "POST", f"/api/v1/cards/{card_id}/validations/",
                          body={"status": status, "note": note, "event": event_id})

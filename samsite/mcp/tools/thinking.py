@@ -7,9 +7,16 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
+from prd.api.serializers import (
+    ThinkingChainRecallInputSerializer,
+    ThinkingChainStartInputSerializer,
+    ThoughtInputSerializer,
+)
 from samsite.mcp import budget
-from samsite.mcp.toolkit import Budget, ChainId, K, Query, Space, Spaces, Tools, default_budget
+from samsite.mcp.limits import rest_default, rest_limits
+from samsite.mcp.toolkit import BUDGET_RULE, Budget, ChainId, Space, Spaces, Tools, default_budget
 
+START, RECALL = ThinkingChainStartInputSerializer, ThinkingChainRecallInputSerializer
 # The short form of a chain when the whole one does not fit: what it asked and concluded.
 SHORT_CHAIN_KEYS = ("id", "space", "query", "summary", "status")
 
@@ -21,9 +28,10 @@ def _short_chain(chain: dict[str, Any]) -> dict[str, Any]:
 def register(server: MCPServer, tools: Tools) -> None:
     @server.tool(description="Start a chain of thoughts on a question; add thoughts with `think`.")
     def start_thinking(space: Space, query: Annotated[str, Field(
-            description="The question to reason about.", min_length=1, max_length=2000)],
+            description="The question to reason about.", **rest_limits(START, "query"))],
             execution_id: Annotated[str | None, Field(description="A PRD execution it belongs to.",
-                                                      max_length=64)] = None,
+                                                      **rest_limits(ThinkingChainStartInputSerializer,
+                                                                    "execution"))] = None,
             ctx: Context | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {"space": space, "query": query}
         if execution_id:
@@ -32,7 +40,8 @@ def register(server: MCPServer, tools: Tools) -> None:
         return {"chain_id": chain["id"], "status": chain["status"]}
 
     @server.tool(description="Add the next thought to a chain; a revision names the thought it revises.")
-    def think(chain_id: ChainId, content: Annotated[str, Field(min_length=1, max_length=8000)],
+    def think(chain_id: ChainId, content: Annotated[str, Field(
+            description="The thought.", **rest_limits(ThoughtInputSerializer, "content"))],
               is_revision: bool = False,
               revises: Annotated[int | None, Field(description="Number of the revised thought.",
                                                    ge=1)] = None,
@@ -50,8 +59,12 @@ def register(server: MCPServer, tools: Tools) -> None:
         return {"chain_id": chain["id"], "status": chain["status"], "thoughts": len(chain["thoughts"])}
 
     @server.tool(description="Find past chains of reasoning on questions like this one, with their "
-                             "summaries.")
-    def recall_reasoning(query: Query, spaces: Spaces = None, k: K = 5, token_budget: Budget = None,
+                             "summaries. " + BUDGET_RULE)
+    def recall_reasoning(query: Annotated[str, Field(
+            description="The question.", **rest_limits(ThinkingChainRecallInputSerializer, "query"))],
+            spaces: Spaces = None, k: Annotated[int, Field(
+                description="How many chains at most.", **rest_limits(RECALL, "k"))
+            ] = rest_default(RECALL, "k"), token_budget: Budget = None,
                          ctx: Context | None = None) -> dict[str, Any]:
         body: dict[str, Any] = {"query": query, "k": k}
         if spaces:
@@ -59,4 +72,4 @@ def register(server: MCPServer, tools: Tools) -> None:
         answer = tools.api(ctx, "POST", "/api/v1/thinking-chains/recall/", body=body)
         chains = [{**match["chain"], "score": match["score"]} for match in answer["results"]]
         return budget.fit({"query": query}, "chains", chains, budget=token_budget or default_budget(),
-                          short=_short_chain)
+                          short=_short_chain, headline="query")
