@@ -22,7 +22,9 @@ from django.http import (
 )
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.timezone import localtime
 
+from core.admin_text import label
 from core.errors import DomainError
 from core.models import Space
 from governance import access, retention
@@ -34,11 +36,12 @@ from governance.admin import (
     save_governance_formset,
 )
 from governance.audit import selectors as audit_selectors
-from memories import entry, selectors, services
+from memories import entry, limits, selectors, services
+from memories.admin_history import timeline_rows, version_rows
 from memories.capture import transfer
 from memories.entities import graph
 from memories.lifecycle import curation
-from memories.models import Memory, MemoryRelation, MemoryVersion
+from memories.models import EmbeddingStatus, Memory, MemoryRelation, MemoryVersion
 
 
 @admin.register(Space)
@@ -182,6 +185,10 @@ class MemoryAdminForm(forms.ModelForm):
             "training_examples", "superseded_by",
         )
         widgets = {
+            # One line: a title is at most 120 characters (memories/limits.py), and the model's
+            # sealed text field would otherwise make it a ten-row textarea.
+            "title": forms.TextInput(attrs={"class": "vTextField", "maxlength": limits.TITLE[1],
+                                            "style": "width: min(100%, 60em)"}),
             "summary": forms.Textarea(attrs={"rows": 2, "cols": 80}),
             "tags": forms.TextInput(attrs={"class": "vLargeTextField", "size": 100}),
         }
@@ -324,15 +331,16 @@ class MemoryAdmin(admin.ModelAdmin):
     form = MemoryAdminForm
     inlines = (MemoryRelationInline,)
     change_form_template = "admin/memories/memory/change_form.html"
-    list_display = ("title", "space", "memory_type", "kind", "kind_group", "reliability", "confidence",
-                    "source", "archived", "embedding_status", "version", "updated_at")
+    # Few enough columns to fit a laptop's screen beside the sidebar and the filters; the type,
+    # kind group, source and embedding details are on the memory's page and in the filters.
+    list_display = ("title", "space", "kind_shown", "reliability", "confidence", "state", "version",
+                    "updated")
     list_filter = (("space", VisibleSpaceFilter), AboutUserFilter, KindGroupFilter, "memory_type", "kind",
                    "reliability", "archived", "embedding_status", TagFilter)
     # Text is sealed in the database, so search goes through the keyed full-text index.
     search_fields = ("=id",)
     search_help_text = "Words from the title, summary, phrases or content (or an exact id)."
-    sortable_by = ("space", "memory_type", "kind", "reliability", "confidence", "archived",
-                   "embedding_status", "version", "updated_at")
+    sortable_by = ("space", "kind_shown", "reliability", "confidence", "state", "version", "updated")
     list_select_related = ("space", "stats")
     list_per_page = 50
     readonly_fields = ("id", "version", "content_hash", "archived", "archived_at",
@@ -381,13 +389,21 @@ class MemoryAdmin(admin.ModelAdmin):
     def confidence(self, memory: Memory) -> str:
         return f"{memory.stats.confidence:.2f}"
 
-    @admin.display(description="kind group")
-    def kind_group(self, memory: Memory) -> str:
-        return selectors.kind_group_of(memory.kind)
+    @admin.display(description="kind", ordering="kind")
+    def kind_shown(self, memory: Memory) -> str:
+        return label(memory.kind)
 
-    @admin.display(description="source")
-    def source(self, memory: Memory) -> str:
-        return " · ".join(part for part in (memory.source_type, memory.source_ref) if part)[:80]
+    @admin.display(description="state", ordering="archived")
+    def state(self, memory: Memory) -> str:
+        """Archived or active, and the embedding when it is not ready (recall cannot find it yet)."""
+        state = "archived" if memory.archived else "active"
+        if memory.embedding_status != EmbeddingStatus.READY:
+            state += f", embedding {memory.embedding_status}"
+        return state
+
+    @admin.display(description="updated", ordering="updated_at")
+    def updated(self, memory: Memory) -> str:
+        return localtime(memory.updated_at).strftime("%Y-%m-%d %H:%M")
 
     @admin.display(description="usage count")
     def usage_count(self, memory: Memory) -> int:
@@ -522,9 +538,11 @@ class MemoryAdmin(admin.ModelAdmin):
         except DomainError as exc:
             messages.error(request, exc.message)
             return HttpResponseRedirect(back)
-        context = {**self.admin_site.each_context(request), "title": f"Audit timeline of {memory_id}",
-                   "opts": self.model._meta, "memory_id": memory_id, "memory_url": back,
-                   "events": events, "shown": len(events), "total": timeline.count()}
+        memory = self.get_object(request, memory_id)
+        context = {**self.admin_site.each_context(request),
+                   "title": f"Audit timeline: {memory.title if memory else memory_id}",
+                   "opts": self.model._meta, "memory_id": memory_id, "memory_url": back, "original": memory,
+                   "rows": timeline_rows(list(events)), "shown": len(events), "total": timeline.count()}
         return TemplateResponse(request, "admin/memories/memory/timeline.html", context)
 
     def restore_version_view(self, request: HttpRequest, object_id: str, version: int):
@@ -550,7 +568,13 @@ class MemoryAdmin(admin.ModelAdmin):
         # The URL carries the admin-quoted id ("_" becomes "_5F"), as Django's own views expect.
         memory = self.get_object(request, unquote(object_id))
         if memory is not None:
-            extra_context["memory_versions"] = memory.versions.select_related("actor").order_by("-version")
+            # Headed by what the memory says, not by str() (kind and id: see Memory.__str__).
+            extra_context["title"] = memory.title
+            archived = " · archived" if memory.archived else ""
+            extra_context["subtitle"] = (f"{label(memory.kind)} in {memory.space.slug} · "
+                                         f"version {memory.version}{archived}")
+            extra_context["memory_versions"] = version_rows(
+                memory.versions.select_related("actor").order_by("-version"))
             # Relations either way, only where the other end is visible too.
             visible = access.restrict(Memory.objects.all(), request.user).values("pk")
             extra_context["memory_relations"] = [
