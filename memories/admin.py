@@ -24,7 +24,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.timezone import localtime
 
-from core.admin_text import label
+from core.admin_text import label, readable
 from core.errors import DomainError
 from core.models import Space
 from governance import access, retention
@@ -190,6 +190,8 @@ class MemoryAdminForm(forms.ModelForm):
             "title": forms.TextInput(attrs={"class": "vTextField", "maxlength": limits.TITLE[1],
                                             "style": "width: min(100%, 60em)"}),
             "summary": forms.Textarea(attrs={"rows": 2, "cols": 80}),
+            "source_ref": forms.TextInput(attrs={"class": "vTextField", "style": "width: min(100%, 40em)"}),
+            "source_uri": forms.TextInput(attrs={"class": "vTextField", "style": "width: min(100%, 40em)"}),
             "tags": forms.TextInput(attrs={"class": "vLargeTextField", "size": 100}),
         }
 
@@ -414,8 +416,8 @@ class MemoryAdmin(admin.ModelAdmin):
         return memory.stats.access_count
 
     @admin.display(description="last accessed")
-    def last_accessed_at(self, memory: Memory):
-        return memory.stats.last_accessed_at
+    def last_accessed_at(self, memory: Memory) -> str:
+        return readable(memory.stats.last_accessed_at and localtime(memory.stats.last_accessed_at))
 
     # Writes go through services so the admin keeps the same rules and history as the API.
     def save_model(self, request: HttpRequest, obj: Memory, form: MemoryAdminForm, change: bool) -> None:

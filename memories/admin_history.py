@@ -11,13 +11,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.admin_text import NOTHING, is_empty, label, readable
+from core.admin_text import is_empty, label, readable
 from governance.audit.models import AuditAction
 
 ACTIONS = dict(AuditAction.choices)
-# What a create shows first, then the other fields it set (version and bookkeeping left out).
-CREATE_FIRST = ("title", "kind", "memory_type", "tags", "reliability", "priority", "source")
-CREATE_HIDDEN = frozenset({"version", "content_hash", "metadata"})
+# What a create shows of the memory it made, in this order (the version lists every field).
+CREATE_SHOWN = ("title", "kind", "memory_type", "tags", "reliability", "priority", "source",
+                "confidence_score", "content")
+# Bookkeeping a change list leaves out.
+CHANGE_HIDDEN = frozenset({"version", "content_hash"})
 # Long text is cut on the timeline; the memory's page shows it whole.
 CHANGE_LIMIT = 160
 
@@ -78,14 +80,14 @@ def _recall_row(item: dict[str, Any]) -> TimelineRow:
     recall = item.get("recall") or {}
     parts = []
     if recall.get("query"):
-        parts.append(f"Recalled for “{readable(recall['query'], limit=120)}”")
+        parts.append(f"Asked “{readable(recall['query'], limit=120)}”")
     if recall.get("active_task"):
         parts.append(f"while working on “{readable(recall['active_task'], limit=80)}”")
     for found in recall.get("items", []):
-        why = f": {readable(found['rationale'], limit=160)}" if found.get("rationale") else ""
-        parts.append(f"rank {found['rank']}{why}")
+        why = f". {readable(found['rationale'], limit=160)}" if found.get("rationale") else ""
+        parts.append(f"returned at rank {found['rank']}{why}")
     return TimelineRow(at=item["at"], action=item["action"], what="Recalled",
-                       who=item.get("actor") or "an agent", note=" · ".join(parts) or "Recalled")
+                       who=item.get("actor") or NO_USER, note=", ".join(parts))
 
 
 def _audit_row(item: dict[str, Any]) -> TimelineRow:
@@ -101,13 +103,18 @@ def _audit_row(item: dict[str, Any]) -> TimelineRow:
 
 
 def _changes(changes: list[dict[str, Any]]) -> list[Change]:
-    return [Change(field=label(str(change.get("path", ""))),
-                   before=readable(change.get("before"), limit=CHANGE_LIMIT),
-                   after=readable(change.get("after"), limit=CHANGE_LIMIT))
-            for change in changes if str(change.get("path", "")) not in CREATE_HIDDEN]
+    return [Change(field=label(path), before=_value(path, change.get("before")),
+                   after=_value(path, change.get("after")))
+            for change in changes if (path := str(change.get("path", ""))) not in CHANGE_HIDDEN]
 
 
 def _set_fields(after: dict[str, Any]) -> list[tuple[str, str]]:
-    names = [*(n for n in CREATE_FIRST if n in after), *(n for n in after if n not in CREATE_FIRST)]
-    return [(label(name), readable(after[name], limit=CHANGE_LIMIT)) for name in names
-            if name not in CREATE_HIDDEN and not is_empty(after[name]) and readable(after[name]) != NOTHING]
+    return [(label(name), _value(name, after[name])) for name in CREATE_SHOWN
+            if name in after and not is_empty(after[name])]
+
+
+def _value(name: str, value: Any) -> str:
+    if name == "source" and isinstance(value, dict):
+        # {"type": "user", "ref": "api", "uri": None} reads "user, api".
+        value = [part for part in (value.get("type"), value.get("ref"), value.get("uri")) if part]
+    return readable(value, limit=CHANGE_LIMIT)

@@ -19,6 +19,7 @@ Waits are explicit (`wait_for`); the driver's implicit wait only covers element 
 
 from __future__ import annotations
 
+import base64
 import os
 import shutil
 from collections.abc import Callable, Iterator
@@ -46,7 +47,8 @@ BROWSER_TESTS = [
 
 
 def start_chromium(*, width: int = DESKTOP[0], height: int = DESKTOP[1]) -> Any:
-    """A headless Chromium of the system's, offline (Selenium Manager fetches nothing)."""
+    """A headless Chromium of the system's that reaches no host but this machine (and Selenium
+    Manager fetches nothing)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -54,7 +56,9 @@ def start_chromium(*, width: int = DESKTOP[0], height: int = DESKTOP[1]) -> Any:
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                 f"--window-size={width},{height}", "--hide-scrollbars"):
+                 f"--window-size={width},{height}", "--hide-scrollbars",
+                 # Only the live server answers: a page that needs the internet shows it here.
+                 "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"):
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     driver.implicitly_wait(5)
@@ -98,20 +102,24 @@ def wait_for(driver: Any, css: str, *, timeout: float = 10) -> Any:
         expected_conditions.visibility_of_element_located((By.CSS_SELECTOR, css)))
 
 
-def screenshot(driver: Any, area: str, name: str) -> Path:
-    """Save the whole page (its full height, at the window's width) as
+def screenshot(driver: Any, area: str, name: str, *, element: Any = None) -> Path:
+    """Save the whole page (its full height, at the window's width), or only `element`, as
     var/screenshots/<area>/<name>.png and return the path."""
     folder = SCREENSHOTS / area
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.png"
-    size = driver.get_window_size()
-    page = driver.execute_script("return document.documentElement.scrollHeight")
-    # Grow the window to the page for the shot, then back, so later measurements see a screen.
-    driver.set_window_size(size["width"], min(max(size["height"], page), 6000))
-    try:
-        driver.save_screenshot(str(path))
-    finally:
-        driver.set_window_size(size["width"], size["height"])
+    if element is not None:
+        element.screenshot(str(path))
+        return path
+    # Chromium draws beyond the window (DevTools), so the window, and what later steps
+    # measure in it, stays the size of a screen.
+    content = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
+        "format": "png", "captureBeyondViewport": True,
+        "clip": {"x": 0, "y": 0, "width": content["width"], "height": min(content["height"], 8000),
+                 "scale": 1},
+    })
+    path.write_bytes(base64.b64decode(shot["data"]))
     return path
 
 

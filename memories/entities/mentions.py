@@ -101,6 +101,7 @@ evening night christmas easter because although though however therefore thus he
 meanwhile next then finally first second third last later earlier also even just only once since unless
 whereas whether yet done
 true false null nil undefined nan
+mondays tuesdays wednesdays thursdays fridays saturdays sundays weekends
 """.split())
 
 
