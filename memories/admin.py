@@ -166,10 +166,19 @@ class KindGroupFilter(admin.SimpleListFilter):
         return queryset
 
 
+class CommaListField(SimpleArrayField):
+    """A list edited as "a, b, c" (Django's own field shows "a,b,c"); items are stripped."""
+
+    def prepare_value(self, value: Any) -> Any:
+        return ", ".join(str(item) for item in value) if isinstance(value, list) else value
+
+
 class MemoryAdminForm(forms.ModelForm):
     """Edits the model's fields plus confidence (kept in MemoryStats) and the base version."""
 
-    canonical_phrases = SimpleArrayField(forms.CharField(), required=False, widget=forms.TextInput(
+    canonical_phrases = CommaListField(forms.CharField(), required=False, widget=forms.TextInput(
+        attrs={"class": "vLargeTextField", "size": 100}))
+    tags = CommaListField(forms.CharField(max_length=limits.TAG[1]), required=False, widget=forms.TextInput(
         attrs={"class": "vLargeTextField", "size": 100}))
     confidence_score = forms.FloatField(min_value=0, max_value=1, initial=0.75)
     base_version = forms.IntegerField(widget=forms.HiddenInput, required=False)
@@ -192,7 +201,6 @@ class MemoryAdminForm(forms.ModelForm):
             "summary": forms.Textarea(attrs={"rows": 2, "cols": 80}),
             "source_ref": forms.TextInput(attrs={"class": "vTextField", "style": "width: min(100%, 40em)"}),
             "source_uri": forms.TextInput(attrs={"class": "vTextField", "style": "width: min(100%, 40em)"}),
-            "tags": forms.TextInput(attrs={"class": "vLargeTextField", "size": 100}),
         }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
