@@ -382,6 +382,9 @@ class MemoryAdmin(admin.ModelAdmin):
             "space", "stats"
         )
 
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None):
+        return super().changelist_view(request, {"title": "Memories", **(extra_context or {})})
+
     def get_search_results(self, request: HttpRequest, queryset: QuerySet[Memory],
                            search_term: str) -> tuple[QuerySet[Memory], bool]:
         if not search_term.strip():
@@ -588,10 +591,10 @@ class MemoryAdmin(admin.ModelAdmin):
             # Relations either way, only where the other end is visible too.
             visible = access.restrict(Memory.objects.all(), request.user).values("pk")
             extra_context["memory_relations"] = [
-                *(("→", r.relation_type, r.target, r) for r in memory.relations_out.filter(target__in=visible)
-                  .select_related("target")),
-                *(("←", r.relation_type, r.source, r) for r in memory.relations_in.filter(source__in=visible)
-                  .select_related("source")),
+                *(("→", r.get_relation_type_display().lower(), r.target, r)
+                  for r in memory.relations_out.filter(target__in=visible).select_related("target")),
+                *(("←", r.get_relation_type_display().lower(), r.source, r)
+                  for r in memory.relations_in.filter(source__in=visible).select_related("source")),
             ]
         return super().change_view(request, object_id, form_url, extra_context)
 

@@ -132,8 +132,11 @@ def test_a_curators_day_reads_in_words_screen_by_screen(live_server, browser, wo
     _assert_no_reprs(_text(browser))
     screenshot(browser, "admin", "timeline")
 
-    # A review item: evidence and state in words, each action explained.
-    browser.get(f"{url}{reverse('admin:memories_reviewitem_change', args=[item.pk])}")
+    # The review queue, and an item of it: evidence and state in words, each action explained.
+    browser.get(f"{url}{reverse('admin:memories_reviewitem_changelist')}")
+    assert "Review queue" in browser.find_element(By.CSS_SELECTOR, "#content h1").text
+    screenshot(browser, "admin", "review-queue")
+    browser.find_element(By.LINK_TEXT, "Contradiction").click()
     assert "SAM is certain: no" in browser.find_element(By.ID, "review-evidence").text
     headers = browser.find_element(By.CSS_SELECTOR, "#side-by-side thead").text
     assert item.memory_id in headers

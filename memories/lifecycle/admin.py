@@ -12,6 +12,7 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.timezone import localtime
 
 from core.admin_text import label, readable
 from core.errors import DomainError
@@ -78,7 +79,7 @@ def actions_shown(item: ReviewItem) -> list[dict[str, str]]:
 
 @admin.register(ReviewItem)
 class ReviewItemAdmin(admin.ModelAdmin):
-    list_display = ("kind", "memory_title", "space", "reason", "confidence", "status", "created_at")
+    list_display = ("kind", "memory_title", "space", "reason", "confidence", "status", "raised")
     list_filter = ("status", "kind", ("space", VisibleSpaceFilter))
     list_select_related = ("space", "memory")
     search_fields = ("=memory__id",)
@@ -108,9 +109,17 @@ class ReviewItemAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
 
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None):
+        return super().changelist_view(request, {"title": "Review queue: what needs a curator's decision",
+                                                 **(extra_context or {})})
+
     @admin.display(description="memory")
     def memory_title(self, item: ReviewItem) -> str:
         return item.memory.title
+
+    @admin.display(description="raised", ordering="created_at")
+    def raised(self, item: ReviewItem) -> str:
+        return readable(localtime(item.created_at))
 
     @admin.display(description="confidence now")
     def confidence(self, item: ReviewItem) -> str:
