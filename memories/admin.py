@@ -342,15 +342,14 @@ class MemoryAdmin(admin.ModelAdmin):
     inlines = (MemoryRelationInline,)
     change_form_template = "admin/memories/memory/change_form.html"
     # Few enough columns to fit a laptop's screen beside the sidebar and the filters; the type,
-    # kind group, source and embedding details are on the memory's page and in the filters.
-    list_display = ("title", "space", "kind_shown", "reliability", "confidence", "state", "version",
-                    "updated")
+    # kind group, source, version and embedding details are on the memory's page and in the filters.
+    list_display = ("title", "space", "kind_shown", "reliability", "confidence", "state", "updated")
     list_filter = (("space", VisibleSpaceFilter), AboutUserFilter, KindGroupFilter, "memory_type", "kind",
                    "reliability", "archived", "embedding_status", TagFilter)
     # Text is sealed in the database, so search goes through the keyed full-text index.
     search_fields = ("=id",)
     search_help_text = "Words from the title, summary, phrases or content (or an exact id)."
-    sortable_by = ("space", "kind_shown", "reliability", "confidence", "state", "version", "updated")
+    sortable_by = ("space", "kind_shown", "reliability", "confidence", "state", "updated")
     list_select_related = ("space", "stats")
     list_per_page = 50
     readonly_fields = ("id", "version", "content_hash", "archived", "archived_at",

@@ -49,6 +49,9 @@ def workday(transactional_db, live_server, browser, on_commit):
                               content="We release on Tuesdays after the Stripe webhook tests pass.")
         make_memory(space, title="Use MudSnackbar for save confirmations", kind="standard",
                     content="After a form saves, confirm with a short MudSnackbar message in the Blazor UI.")
+        make_memory(space, kind="gotcha", title="Test `test_partial_refund` failed (AssertionError 10.00 != "
+                    "9.99); it passed again after rounding with Decimal",
+                    content="Refund amounts are rounded with Decimal.quantize, never float arithmetic.")
         make_memory(space, title="Create Postgres indexes concurrently in migrations", kind="solution",
                     content="Use AddIndexConcurrently in a migration with atomic = False for big tables.")
         make_memory(space, title="Indentation", content="The user prefers tabs for indentation.",

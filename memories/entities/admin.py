@@ -71,8 +71,12 @@ class EntityAdmin(CuratorsChange, admin.ModelAdmin):
 
     @admin.display(description="kind", ordering="kind")
     def kind_shown(self, entity: Entity) -> str:
-        # A capitalised name the text gave no kind for reads "Name" otherwise, which says nothing.
-        return "name (kind unknown)" if entity.kind == EntityKind.NAME else entity.get_kind_display()
+        # A capitalised name no mention gave a kind reads "Name" otherwise, which says nothing.
+        return "other" if entity.kind == EntityKind.NAME else entity.get_kind_display()
+
+    def changelist_view(self, request: HttpRequest, extra_context=None):
+        return super().changelist_view(request, {"title": "Entities: who and what memories name",
+                                                 **(extra_context or {})})
 
     @admin.display(description="memories naming it", ordering="mention_count")
     def mentions(self, entity: Entity) -> int:
