@@ -109,6 +109,7 @@ mondays tuesdays wednesdays thursdays fridays saturdays sundays weekends
 _LABELS = frozenset("""
 fixed fix note notes update problem solution decision context summary result results cause reason answer
 question goal status example usage warning error tip todo important rule user assistant system human ai bot
+reasoning thought thoughts conclusion decided decisions
 model q a pros cons why how step steps outcome lesson takeaway symptom symptoms workaround issue bug output
 input command commands code file files path config setup install test tests edit done open closed source
 """.split())
