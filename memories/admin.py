@@ -22,7 +22,9 @@ from django.http import (
 )
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.timezone import localtime
 
+from core.admin_text import label, readable
 from core.errors import DomainError
 from core.models import Space
 from governance import access, retention
@@ -34,11 +36,12 @@ from governance.admin import (
     save_governance_formset,
 )
 from governance.audit import selectors as audit_selectors
-from memories import entry, selectors, services
+from memories import entry, limits, selectors, services
+from memories.admin_history import timeline_rows, version_rows
 from memories.capture import transfer
 from memories.entities import graph
 from memories.lifecycle import curation
-from memories.models import Memory, MemoryRelation, MemoryVersion
+from memories.models import EmbeddingStatus, Memory, MemoryRelation, MemoryVersion
 
 
 @admin.register(Space)
@@ -163,10 +166,19 @@ class KindGroupFilter(admin.SimpleListFilter):
         return queryset
 
 
+class CommaListField(SimpleArrayField):
+    """A list edited as "a, b, c" (Django's own field shows "a,b,c"); items are stripped."""
+
+    def prepare_value(self, value: Any) -> Any:
+        return ", ".join(str(item) for item in value) if isinstance(value, list) else value
+
+
 class MemoryAdminForm(forms.ModelForm):
     """Edits the model's fields plus confidence (kept in MemoryStats) and the base version."""
 
-    canonical_phrases = SimpleArrayField(forms.CharField(), required=False, widget=forms.TextInput(
+    canonical_phrases = CommaListField(forms.CharField(), required=False, widget=forms.TextInput(
+        attrs={"class": "vLargeTextField", "size": 100}))
+    tags = CommaListField(forms.CharField(max_length=limits.TAG[1]), required=False, widget=forms.TextInput(
         attrs={"class": "vLargeTextField", "size": 100}))
     confidence_score = forms.FloatField(min_value=0, max_value=1, initial=0.75)
     base_version = forms.IntegerField(widget=forms.HiddenInput, required=False)
@@ -182,8 +194,13 @@ class MemoryAdminForm(forms.ModelForm):
             "training_examples", "superseded_by",
         )
         widgets = {
+            # One line: a title is at most 120 characters (memories/limits.py), and the model's
+            # sealed text field would otherwise make it a ten-row textarea.
+            "title": forms.TextInput(attrs={"class": "vTextField", "maxlength": limits.TITLE[1],
+                                            "style": "width: min(100%, 60em)"}),
             "summary": forms.Textarea(attrs={"rows": 2, "cols": 80}),
-            "tags": forms.TextInput(attrs={"class": "vLargeTextField", "size": 100}),
+            "source_ref": forms.TextInput(attrs={"class": "vTextField", "style": "width: min(100%, 40em)"}),
+            "source_uri": forms.TextInput(attrs={"class": "vTextField", "style": "width: min(100%, 40em)"}),
         }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -324,15 +341,15 @@ class MemoryAdmin(admin.ModelAdmin):
     form = MemoryAdminForm
     inlines = (MemoryRelationInline,)
     change_form_template = "admin/memories/memory/change_form.html"
-    list_display = ("title", "space", "memory_type", "kind", "kind_group", "reliability", "confidence",
-                    "source", "archived", "embedding_status", "version", "updated_at")
+    # Few enough columns to fit a laptop's screen beside the sidebar and the filters; the type,
+    # kind group, source, version and embedding details are on the memory's page and in the filters.
+    list_display = ("title", "space", "kind_shown", "reliability", "confidence", "state", "updated")
     list_filter = (("space", VisibleSpaceFilter), AboutUserFilter, KindGroupFilter, "memory_type", "kind",
                    "reliability", "archived", "embedding_status", TagFilter)
     # Text is sealed in the database, so search goes through the keyed full-text index.
     search_fields = ("=id",)
     search_help_text = "Words from the title, summary, phrases or content (or an exact id)."
-    sortable_by = ("space", "memory_type", "kind", "reliability", "confidence", "archived",
-                   "embedding_status", "version", "updated_at")
+    sortable_by = ("space", "kind_shown", "reliability", "confidence", "state", "updated")
     list_select_related = ("space", "stats")
     list_per_page = 50
     readonly_fields = ("id", "version", "content_hash", "archived", "archived_at",
@@ -364,6 +381,9 @@ class MemoryAdmin(admin.ModelAdmin):
             "space", "stats"
         )
 
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None):
+        return super().changelist_view(request, {"title": "Memories", **(extra_context or {})})
+
     def get_search_results(self, request: HttpRequest, queryset: QuerySet[Memory],
                            search_term: str) -> tuple[QuerySet[Memory], bool]:
         if not search_term.strip():
@@ -381,13 +401,21 @@ class MemoryAdmin(admin.ModelAdmin):
     def confidence(self, memory: Memory) -> str:
         return f"{memory.stats.confidence:.2f}"
 
-    @admin.display(description="kind group")
-    def kind_group(self, memory: Memory) -> str:
-        return selectors.kind_group_of(memory.kind)
+    @admin.display(description="kind", ordering="kind")
+    def kind_shown(self, memory: Memory) -> str:
+        return label(memory.kind)
 
-    @admin.display(description="source")
-    def source(self, memory: Memory) -> str:
-        return " · ".join(part for part in (memory.source_type, memory.source_ref) if part)[:80]
+    @admin.display(description="state", ordering="archived")
+    def state(self, memory: Memory) -> str:
+        """Archived or active, and the embedding when it is not ready (recall cannot find it yet)."""
+        state = "archived" if memory.archived else "active"
+        if memory.embedding_status != EmbeddingStatus.READY:
+            state += f", embedding {memory.embedding_status}"
+        return state
+
+    @admin.display(description="updated", ordering="updated_at")
+    def updated(self, memory: Memory) -> str:
+        return localtime(memory.updated_at).strftime("%Y-%m-%d %H:%M")
 
     @admin.display(description="usage count")
     def usage_count(self, memory: Memory) -> int:
@@ -398,8 +426,8 @@ class MemoryAdmin(admin.ModelAdmin):
         return memory.stats.access_count
 
     @admin.display(description="last accessed")
-    def last_accessed_at(self, memory: Memory):
-        return memory.stats.last_accessed_at
+    def last_accessed_at(self, memory: Memory) -> str:
+        return readable(memory.stats.last_accessed_at and localtime(memory.stats.last_accessed_at))
 
     # Writes go through services so the admin keeps the same rules and history as the API.
     def save_model(self, request: HttpRequest, obj: Memory, form: MemoryAdminForm, change: bool) -> None:
@@ -522,9 +550,11 @@ class MemoryAdmin(admin.ModelAdmin):
         except DomainError as exc:
             messages.error(request, exc.message)
             return HttpResponseRedirect(back)
-        context = {**self.admin_site.each_context(request), "title": f"Audit timeline of {memory_id}",
-                   "opts": self.model._meta, "memory_id": memory_id, "memory_url": back,
-                   "events": events, "shown": len(events), "total": timeline.count()}
+        memory = self.get_object(request, memory_id)
+        context = {**self.admin_site.each_context(request),
+                   "title": f"Audit timeline: {memory.title if memory else memory_id}",
+                   "opts": self.model._meta, "memory_id": memory_id, "memory_url": back, "original": memory,
+                   "rows": timeline_rows(list(events)), "shown": len(events), "total": timeline.count()}
         return TemplateResponse(request, "admin/memories/memory/timeline.html", context)
 
     def restore_version_view(self, request: HttpRequest, object_id: str, version: int):
@@ -550,14 +580,20 @@ class MemoryAdmin(admin.ModelAdmin):
         # The URL carries the admin-quoted id ("_" becomes "_5F"), as Django's own views expect.
         memory = self.get_object(request, unquote(object_id))
         if memory is not None:
-            extra_context["memory_versions"] = memory.versions.select_related("actor").order_by("-version")
+            # Headed by what the memory says, not by str() (kind and id: see Memory.__str__).
+            extra_context["title"] = memory.title
+            archived = " · archived" if memory.archived else ""
+            extra_context["subtitle"] = (f"{label(memory.kind)} in {memory.space.slug} · "
+                                         f"version {memory.version}{archived}")
+            extra_context["memory_versions"] = version_rows(
+                memory.versions.select_related("actor").order_by("-version"))
             # Relations either way, only where the other end is visible too.
             visible = access.restrict(Memory.objects.all(), request.user).values("pk")
             extra_context["memory_relations"] = [
-                *(("→", r.relation_type, r.target, r) for r in memory.relations_out.filter(target__in=visible)
-                  .select_related("target")),
-                *(("←", r.relation_type, r.source, r) for r in memory.relations_in.filter(source__in=visible)
-                  .select_related("source")),
+                *(("→", r.get_relation_type_display().lower(), r.target, r)
+                  for r in memory.relations_out.filter(target__in=visible).select_related("target")),
+                *(("←", r.get_relation_type_display().lower(), r.source, r)
+                  for r in memory.relations_in.filter(source__in=visible).select_related("source")),
             ]
         return super().change_view(request, object_id, form_url, extra_context)
 

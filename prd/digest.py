@@ -25,7 +25,13 @@ def _ids(values: Sequence[str]) -> str:
 
 
 def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+    plural = word + ("es" if word.endswith(("s", "sh", "ch", "x")) else "s")
+    return f"{n} {word if n == 1 else plural}"
+
+
+def _sentence(text: str) -> str:
+    """`text` ended by a full stop, unless it ends with its own ("How to retry?")."""
+    return text if text.endswith((".", "?", "!", "…")) else f"{text}."
 
 
 def decision_line(decision: PRDDecision) -> str:
@@ -91,9 +97,9 @@ def chain_digest(*, query: str, thoughts: Sequence[dict[str, Any]]) -> Digest:
         if thought.get("branch_id"):
             branches.setdefault(thought["branch_id"], []).append(thought)
     lead = (
-        f"Question: {plain(query)}. {_count(len(thoughts), 'thought')}, "
+        f"Question: {_sentence(plain(query))} {_count(len(thoughts), 'thought')}, "
         f"{_count(len(pairs), 'revision')}, {_count(len(branches), 'branch')}"
-        + (f". Conclusion: {plain(conclusion)}." if conclusion else ".")
+        + (f". Conclusion: {_sentence(plain(conclusion))}" if conclusion else ".")
     )
     sections = (
         Section("Revised", tuple(f"thought {o['number']} \"{plain(o['content'])}\" became "

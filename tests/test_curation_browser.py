@@ -1,4 +1,4 @@
-"""The admin's curation screens in a real browser: Chromium (the system's package, driven by
+"""The admin's curation screens in a real browser: Chromium (tests/browser.py: the system's package, driven by
 Selenium through the system's chromedriver) against SAM served by the test's live server.
 
 A curator reviews a contradiction, merges two memories, restores a version and runs a
@@ -9,16 +9,10 @@ skipped, saying why, on a machine without them.
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Iterator
-
 import pytest
 from django.contrib.admin.utils import quote
 from django.contrib.auth.models import Permission
 from django.core.cache import cache
-from django.db import connection
-from django.test import Client
 from django.urls import reverse
 
 from governance.access import SYSTEM
@@ -26,34 +20,11 @@ from governance.services import membership_grant
 from memories.lifecycle import feedback
 from memories.models import Memory, ReviewItem
 from retrieval.models import TrainingRun
+from tests.browser import BROWSER_TESTS, close_live_server_connections, driver_fixture, log_in
 from tests.factories import SpaceFactory, UserFactory, make_memory
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="Chromium and chromedriver are not installed "
-                                                               "(apt-get install chromium chromium-driver)"),
-]
-
-
-@pytest.fixture
-def browser() -> Iterator:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not fetch anything
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                 "--window-size=1400,1000"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    driver.implicitly_wait(5)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+pytestmark = BROWSER_TESTS
+browser = driver_fixture()
 
 
 @pytest.fixture
@@ -65,16 +36,9 @@ def curator(transactional_db, live_server, browser):
         content_type__app_label__in=["core", "memories", "governance", "audit", "prd", "retrieval"]))
     space = SpaceFactory(slug="webshop", name="Webshop")
     membership_grant(actor=SYSTEM, space=space, user=user, role="curator")
-    client = Client()
-    client.force_login(user)
-    browser.get(f"{live_server.url}/admin/login/")
-    browser.add_cookie({"name": "sessionid", "value": client.cookies["sessionid"].value, "path": "/"})
+    log_in(browser, live_server, user)
     yield space
-    # The live server's threads keep connections open, which would keep the test database
-    # from being dropped.
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                       "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+    close_live_server_connections()
 
 
 def _messages(browser) -> str:

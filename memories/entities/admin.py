@@ -17,7 +17,7 @@ from governance.admin import CuratorsChange, VisibleSpaceFilter
 from memories.entities import services as entity_services
 from memories.entities.linking import by_name
 from memories.entities.mentions import normalise
-from memories.models import Entity, Memory
+from memories.models import Entity, EntityKind, Memory
 
 MEMORIES_SHOWN = 20
 
@@ -45,7 +45,7 @@ class EntityAdminForm(forms.ModelForm):
 class EntityAdmin(CuratorsChange, admin.ModelAdmin):
     form = EntityAdminForm
     change_form_template = "admin/memories/entity/change_form.html"
-    list_display = ("name", "kind", "space", "mentions")
+    list_display = ("name", "kind_shown", "space", "mentions")
     list_filter = (("space", VisibleSpaceFilter), "kind")
     list_select_related = ("space",)
     list_per_page = 100
@@ -69,7 +69,16 @@ class EntityAdmin(CuratorsChange, admin.ModelAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj=None):
         return ("space", "aliases_shown")
 
-    @admin.display(description="mentions", ordering="mention_count")
+    @admin.display(description="kind", ordering="kind")
+    def kind_shown(self, entity: Entity) -> str:
+        # A capitalised name no mention gave a kind reads "Name" otherwise, which says nothing.
+        return "other" if entity.kind == EntityKind.NAME else entity.get_kind_display()
+
+    def changelist_view(self, request: HttpRequest, extra_context=None):
+        return super().changelist_view(request, {"title": "Entities: who and what memories name",
+                                                 **(extra_context or {})})
+
+    @admin.display(description="memories naming it", ordering="mention_count")
     def mentions(self, entity: Entity) -> int:
         return entity.mention_count  # type: ignore[attr-defined]
 

@@ -100,6 +100,8 @@ neither none nothing something everything anything someone everyone anyone nobod
 evening night christmas easter because although though however therefore thus hence instead otherwise
 meanwhile next then finally first second third last later earlier also even just only once since unless
 whereas whether yet done
+true false null nil undefined nan
+mondays tuesdays wednesdays thursdays fridays saturdays sundays weekends
 """.split())
 
 
@@ -107,6 +109,7 @@ whereas whether yet done
 _LABELS = frozenset("""
 fixed fix note notes update problem solution decision context summary result results cause reason answer
 question goal status example usage warning error tip todo important rule user assistant system human ai bot
+reasoning thought thoughts conclusion decided decisions
 model q a pros cons why how step steps outcome lesson takeaway symptom symptoms workaround issue bug output
 input command commands code file files path config setup install test tests edit done open closed source
 """.split())
@@ -159,6 +162,17 @@ def _is_name(text: str) -> bool:
     words = normalise(text).split()
     acronym = text.split()[-1].isupper()
     return bool(words) and (acronym or words[-1] not in NOT_NAMES) and words[0] not in _TITLES
+
+
+_ACRONYM_BEFORE = re.compile(r"(?<![\w.])([A-Z]{2,5}) $")
+# Type parameters and generics: `Sync<Date>`, `List<Order>` are code, not names.
+_CODE_BEFORE, _CODE_AFTER = frozenset("<_."), frozenset("<>_(")
+
+
+def _in_code(text: str, start: int, end: int) -> bool:
+    before = text[start - 1] if start else ""
+    after = text[end] if end < len(text) else ""
+    return before in _CODE_BEFORE or after in _CODE_AFTER
 
 
 def _starts_sentence(text: str, position: int) -> bool:
@@ -236,6 +250,12 @@ def read(text: str) -> Reading:
     runs = []
     for match in _RUN.finditer(plain):
         words, start = match.group(0).split(), match.start()
+        if _in_code(plain, start, match.end()):
+            continue
+        # "EF Core", "AWS Lambda": an acronym before the run is part of the name.
+        acronym = _ACRONYM_BEFORE.search(plain, max(0, start - 7), start)
+        if acronym:
+            words, start = [acronym.group(1), *words], acronym.start(1)
         opening = _starts_sentence(plain, start)
         # "Tomorrow Tom …", "Dr Ana Lopez": the first word is not part of the name.
         while words and (normalise(words[0]) in _TITLES or (opening and normalise(words[0]) in NOT_NAMES)):

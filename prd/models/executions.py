@@ -347,6 +347,7 @@ class FormedMemory(models.Model):
 
     class Meta:
         verbose_name = "formed memory"
+        verbose_name_plural = "formed memories"
         ordering = ["-created_at"]
         indexes = [
             models.Index(fields=["execution", "rule"], name="formed_execution_rule"),

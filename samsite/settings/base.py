@@ -29,7 +29,8 @@ ALLOWED_HOSTS = env_list("SAM_ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"
 CSRF_TRUSTED_ORIGINS = env_list("SAM_CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # django.contrib.admin with SAM's name and a curator's index (samsite/admin_site.py).
+    "samsite.admin_site.SamAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -38,6 +39,8 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "rest_framework",
     "drf_spectacular",
+    # Swagger UI's and ReDoc's files, served by SAM itself: /api/docs/ works offline.
+    "drf_spectacular_sidecar",
     "django_q",
     "guardian",
     # SAM's layers, lowest first (docs/architecture.md): the ground, the gateway, memories,
@@ -193,6 +196,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Memory server for AI agents and the teams that run them.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The docs pages load Swagger UI and ReDoc from SAM's static files (drf-spectacular-sidecar,
+    # pinned), never from a CDN, so they work on a machine without internet.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # PATCH bodies keep their required fields (a memory edit needs `version`).
     "COMPONENT_SPLIT_PATCH": False,

@@ -38,6 +38,10 @@ ENTITY = "/api/v1/entities/{}/"
     ("Postgres is the store. SAM runs on Postgres.", {("name", "Postgres")}),
     ("New York is big.", set()),
     ("The tests pass — Because the pool is bigger. Then, Next: ship it with Tom.", {("name", "Tom")}),
+    # Code is no name: a literal, a generic's type parameters; an acronym belongs to its name.
+    ("Use AddIndexConcurrently with atomic = False and None as the default.",
+     {("name", "AddIndexConcurrently")}),
+    ("Run 'dotnet ef migrations add Sync<Date>' when the EF Core tools complain.", {("name", "EF Core")}),
 ])
 def test_names_are_read_from_how_text_marks_them(text, expected):
     assert {(m.kind, m.name) for m in mentions(text)} == expected

@@ -470,10 +470,10 @@ def test_the_admin_shows_a_memorys_relations_and_its_audit_timeline(admin_client
     timeline = admin_client.get(reverse("admin:memories_memory_timeline", args=[quote(older.pk)]))
 
     relations = page[page.index('id="relations"'):page.index("</fieldset>", page.index('id="relations"'))]
-    assert "SUPERSEDES" in relations
+    assert "supersedes" in relations
     assert "Deploy day" in relations
     assert timeline.status_code == 200
-    actions = [e["action"] for e in timeline.context["events"]]
+    actions = [row.action for row in timeline.context["rows"]]
     assert actions[:2] == ["archive", "edit"]  # superseded: linked, then archived
     assert actions[-1] == "create"
 
