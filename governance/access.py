@@ -363,7 +363,8 @@ def may_revoke_any_token(actor: Actor) -> bool:
         return False
     if sees_everything(actor):
         return True
-    return bool(actor.is_staff and actor.has_perm("governance.revoke_any_token"))
+    user = user_or_none(actor)
+    return bool(user is not None and user.is_staff and user.has_perm("governance.revoke_any_token"))
 
 
 def spaces_visible(actor: Actor) -> QuerySet[Space]:

@@ -6,13 +6,9 @@ rows and the audit log never disagree.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from datetime import datetime
-
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser, Group, User
+from django.contrib.auth.models import AbstractBaseUser, Group
 from django.db import transaction
-from django.utils import timezone
 from guardian.shortcuts import assign_perm, remove_perm
 
 from core.actor import Actor
