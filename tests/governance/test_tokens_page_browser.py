@@ -164,6 +164,36 @@ def test_a_role_above_her_own_is_refused_on_the_form_and_the_page_reads_on_a_pho
     shot(browser, "refused-phone")
 
 
+def test_staff_issue_and_revoke_their_own_token_in_the_admin(live_server, browser, person):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    person.is_staff = True
+    person.save(update_fields=["is_staff"])
+    browser.get(f"{live_server.url}{reverse('admin:governance_apitoken_add')}")
+    browser.find_element(By.ID, "id_name").send_keys("admin agent")
+    browser.find_element(By.CSS_SELECTOR, "input[name='scopes'][value='write']").click()  # read only
+    Select(browser.find_element(By.ID, "id_role")).select_by_value("viewer")
+    shot(browser, "admin-add")
+    browser.find_element(By.CSS_SELECTOR, "input[type='submit'][value='Issue token']").click()
+
+    secret = browser.find_element(By.ID, "token-secret-value").get_attribute("value")
+    token = ApiToken.objects.get(user=person, name="admin agent")
+    assert token.key_hash == hash_token(secret)
+    assert token.scopes == ["read"]
+    shot(browser, "admin-issued")
+
+    browser.get(f"{live_server.url}{reverse('admin:governance_apitoken_changelist')}")
+    assert secret not in browser.page_source
+    assert "admin agent" in browser.page_source
+    browser.find_element(By.CSS_SELECTOR, f"input[name='_selected_action'][value='{token.pk}']").click()
+    Select(browser.find_element(By.NAME, "action")).select_by_value("revoke_selected")
+    browser.find_element(By.NAME, "index").click()
+    assert "Revoked 1 tokens." in browser.find_element(By.CSS_SELECTOR, "ul.messagelist").text
+    shot(browser, "admin-list")
+    assert api_status(live_server, secret) == 401
+
+
 def test_someone_signed_out_is_sent_to_sign_in(live_server, db):
     response = Client().get(reverse("me-tokens"))
     assert response.status_code == 302
