@@ -72,11 +72,12 @@ class TokenIssuedOutputSerializer(TokenOutputSerializer):
 class TokenIssueInputSerializer(JSONInputSerializer):
     name = serializers.CharField(max_length=100)
     spaces = serializers.ListField(child=serializers.CharField(max_length=64), required=False,
-                                   allow_null=True, max_length=200,
+                                   allow_null=True, min_length=1, max_length=200,
                                    help_text="Slugs; omitted or null for all of your spaces.")
     role = serializers.ChoiceField(choices=[("", "your own role"), *Role.choices], required=False,
                                    default="", help_text="No higher than your own in each space.")
     scopes = serializers.ListField(child=serializers.ChoiceField(choices=Scope.choices), required=False,
-                                   allow_empty=False, help_text="Default: read and write.")
+                                   min_length=1, max_length=len(Scope.choices),
+                                   help_text="Default: read and write. Always with read.")
     expires_at = serializers.DateTimeField(required=False, allow_null=True,
                                            help_text="In the future; omitted or null: never.")

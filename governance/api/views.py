@@ -115,7 +115,7 @@ class MyTokensView(APIView):
 
     pagination_class = StandardPagination
 
-    @extend_schema(responses={200: s.TokenOutputSerializer(many=True), **error_responses(401, 403)},
+    @extend_schema(responses={200: s.TokenOutputSerializer(many=True), **error_responses(400, 401, 403, 404)},
                    summary="List your API tokens (newest first; revoked and expired ones too)",
                    description="Through a token, only your tokens that name no space it cannot see.")
     def get(self, request: Request) -> Response:
