@@ -68,6 +68,7 @@ class ApiToken(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        verbose_name = "API token"
         permissions = [("revoke_any_token", "Can see and revoke any user's API tokens")]
         constraints = [
             models.CheckConstraint(
