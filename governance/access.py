@@ -349,6 +349,24 @@ def can_create_spaces(actor: Actor) -> bool:
     return token.role in ("", roles.Role.OWNER)
 
 
+def token_of(actor: Actor) -> ApiToken | None:
+    """The API token `actor` authenticated with (None for a session, SYSTEM or anonymous)."""
+    return _token(actor)
+
+
+def may_revoke_any_token(actor: Actor) -> bool:
+    """Whether `actor` may see and revoke other people's API tokens: superusers, and staff
+    given the `governance.revoke_any_token` permission, signed in (never through a token)."""
+    if actor is SYSTEM:
+        return True
+    if not _is_active(actor) or _token(actor) is not None:
+        return False
+    if sees_everything(actor):
+        return True
+    user = user_or_none(actor)
+    return bool(user is not None and user.is_staff and user.has_perm("governance.revoke_any_token"))
+
+
 def spaces_visible(actor: Actor) -> QuerySet[Space]:
     """Spaces `actor` may read."""
     if not _is_active(actor):

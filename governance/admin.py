@@ -1,11 +1,14 @@
-"""API tokens in the admin: list, revoke. Issue new ones with `manage.py sam_token`."""
+"""Governance in the admin: API tokens (issue your own, list, revoke), memberships and
+restricted tags inside the space admin, data keys, memory modes."""
 
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
+from django.template.response import TemplateResponse
+from django.urls import reverse
 
-from governance import access, services
+from governance import access, services, tokens
+from governance.forms import TokenIssueForm
 from governance.models import ApiToken, DataKey, RestrictedTag, SpaceMembership, UserMemorySettings
-from governance.services import api_token_revoke
 
 
 class VisibleSpaceFilter(admin.RelatedFieldListFilter):
@@ -34,31 +37,73 @@ class CuratorsChange:
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
-    list_display = ("name", "user", "role", "prefix", "created_at", "expires_at", "revoked_at",
-                    "last_used_at")
+    """API tokens: every staff user issues and revokes their own here (the secret is shown
+    once, on the page that answers the add form); superusers, and staff given
+    `governance.revoke_any_token`, see and revoke everyone's. Issuing and revoking go through
+    governance.tokens, which checks and audits them."""
+
+    list_display = ("name", "user", "prefix", "spaces_shown", "role_shown", "scopes_shown", "expires_at",
+                    "last_used_at", "revoked_at")
     list_filter = ("revoked_at",)
     search_fields = ("name", "user__username", "prefix")
-    readonly_fields = ("user", "name", "prefix", "key_hash", "created_at", "last_used_at", "revoked_at",
-                       "role", "all_spaces", "spaces")
+    readonly_fields = ("user", "name", "prefix", "created_at", "last_used_at", "revoked_at",
+                       "role", "scopes", "all_spaces", "spaces")
     fields = (*readonly_fields, "expires_at")
     actions = ("revoke_selected",)
 
+    def _staff(self, request) -> bool:
+        return bool(request.user.is_active and request.user.is_staff)
+
+    def has_module_permission(self, request) -> bool:
+        return self._staff(request)
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        # Which tokens, get_queryset decides: a user who may not revoke any sees their own.
+        return self._staff(request)
+
     def has_add_permission(self, request) -> bool:
-        # The plaintext is shown once; the command line is where it can be shown safely.
+        return self._staff(request)
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return self._staff(request)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        # Tokens are revoked, never deleted: their audit trail names them.
         return False
 
     def get_queryset(self, request):
-        # Staff other than superusers see and revoke their own tokens only: other people's
-        # token names and scopes name their spaces.
-        queryset = super().get_queryset(request).select_related("user")
-        if access.sees_everything(request.user):
-            return queryset
-        return queryset.filter(user=request.user)
+        return tokens.manageable_tokens(actor=request.user)
+
+    @admin.display(description="spaces")
+    def spaces_shown(self, token: ApiToken) -> str:
+        return "all" if token.all_spaces else ", ".join(s.slug for s in token.spaces.all()) or "none left"
+
+    @admin.display(description="role")
+    def role_shown(self, token: ApiToken) -> str:
+        return token.role or "own"
+
+    @admin.display(description="scopes")
+    def scopes_shown(self, token: ApiToken) -> str:
+        return ", ".join(token.scopes)
+
+    def add_view(self, request, form_url="", extra_context=None):
+        """The issue form; on success, the secret on the page that answers it, and never again."""
+        form = TokenIssueForm(request.POST or None, user=request.user)
+        issued = form.issue() if request.method == "POST" and form.is_valid() else None
+        context = {
+            **self.admin_site.each_context(request), "opts": self.model._meta, "form": form,
+            "title": "Your new API token" if issued else "Issue yourself an API token",
+            "token": issued[0] if issued else None, "secret": issued[1] if issued else None,
+            "changelist_url": reverse("admin:governance_apitoken_changelist"),
+        }
+        response = TemplateResponse(request, "admin/governance/apitoken/issue.html", context)
+        response["Cache-Control"] = "no-store"  # the secret must not stay in a cache
+        return response
 
     def save_model(self, request, obj: ApiToken, form, change: bool) -> None:
         # expires_at is the one editable field; the service audits the change.
-        services.api_token_set_expiry(token=obj, expires_at=form.cleaned_data.get("expires_at"),
-                                      actor=request.user)
+        tokens.api_token_set_expiry(token=obj, expires_at=form.cleaned_data.get("expires_at"),
+                                    actor=request.user)
 
     def save_related(self, request, form, formsets, change) -> None:
         # Every other field is read-only, spaces included; nothing else to save.
@@ -66,9 +111,12 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
     @admin.action(description="Revoke selected tokens")
     def revoke_selected(self, request, queryset) -> None:
+        revoked = 0
         for token in queryset:
-            api_token_revoke(token=token, actor=request.user)
-        self.message_user(request, f"Revoked {queryset.count()} tokens.", messages.SUCCESS)
+            was_usable = token.revoked_at is None
+            tokens.token_revoke(actor=request.user, token_id=token.pk, anyones=True)
+            revoked += was_usable
+        self.message_user(request, f"Revoked {revoked} tokens.", messages.SUCCESS)
 
 
 # --- memberships, restricted tags and keys, shown inside the space admin ---------------

@@ -1,4 +1,9 @@
-"""DRF authentication by SAM API token: `Authorization: Bearer sam_…` (or `Token sam_…`)."""
+"""DRF authentication by SAM API token: `Authorization: Bearer sam_…` (or `Token sam_…`).
+
+A token's scopes (governance.scopes) are enforced here too, as it authenticates: every DRF
+view authenticates before it runs, whatever permission classes it declares, and MCP tools
+reach SAM through the same views, so this is the one place that holds them all.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 from rest_framework import authentication, exceptions
 
+from governance import scopes
 from governance.models import ApiToken, hash_token
 
 # Recording every request's time would turn each read into a write; a minute's
@@ -28,12 +34,21 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
     def authenticate(self, request):
         header = authentication.get_authorization_header(request)
         known = request.META.get(AUTHENTICATED_KEY)
-        if known is not None and known[0] == header:
-            return known[1]
-        return authenticate_header(header)
+        found = known[1] if known is not None and known[0] == header else authenticate_header(header)
+        if found is not None:
+            _within_scopes(found[1], request)
+        return found
 
     def authenticate_header(self, request) -> str:
         return 'Bearer realm="sam"'
+
+
+def _within_scopes(token: ApiToken, request) -> None:
+    """Refuse (403, code `insufficient_scope`) a request the token's scopes do not cover."""
+    view = (getattr(request, "parser_context", None) or {}).get("view")
+    reason = scopes.refusal(token.scopes, request.method, view)
+    if reason is not None:
+        raise exceptions.PermissionDenied(reason, code="insufficient_scope")
 
 
 def authenticate_header(value: bytes) -> tuple[User, ApiToken] | None:

@@ -8,6 +8,7 @@ import secrets
 
 from django.conf import settings
 from django.contrib.auth.models import Group
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -15,6 +16,7 @@ from django.utils import timezone
 from core.models import Space
 from governance.modes import Mode
 from governance.roles import RESTRICTABLE_TO, Role
+from governance.scopes import ALL_SCOPES, Scope, default_scopes
 
 TOKEN_PREFIX = "sam_"
 
@@ -58,11 +60,21 @@ class ApiToken(models.Model):
         default=False, help_text="Works in every space of its user; else only in `spaces`.")
     spaces = models.ManyToManyField(Space, blank=True, related_name="+")
     role = models.CharField(max_length=16, choices=Role.choices, blank=True, default="")
+    # What kinds of request it may make (governance.scopes): read, and write unless left out.
+    scopes = ArrayField(models.CharField(max_length=8, choices=Scope.choices), default=default_scopes,
+                        help_text="read: look and recall; write: also change.")
 
     objects = ApiTokenQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]
+        verbose_name = "API token"
+        permissions = [("revoke_any_token", "Can see and revoke any user's API tokens")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(scopes__contained_by=list(ALL_SCOPES)) & Q(scopes__contains=[Scope.READ.value]),
+                name="apitoken_scopes_valid"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"

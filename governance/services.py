@@ -1,4 +1,4 @@
-"""Tokens, memberships, restricted tags and per-memory restrictions.
+"""Memberships, restricted tags and per-memory restrictions.
 
 Every grant and revoke goes through here, so the guardian permissions, the membership
 rows and the audit log never disagree.
@@ -6,13 +6,9 @@ rows and the audit log never disagree.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from datetime import datetime
-
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser, Group, User
+from django.contrib.auth.models import AbstractBaseUser, Group
 from django.db import transaction
-from django.utils import timezone
 from guardian.shortcuts import assign_perm, remove_perm
 
 from core.actor import Actor
@@ -20,72 +16,14 @@ from core.errors import InvalidInput, NotFound
 from core.signals import announce_change
 from governance import access, roles
 from governance.audit.services import audit_record
-from governance.models import (
-    ApiToken,
-    RestrictedTag,
-    SpaceMembership,
-    UserMemorySettings,
-    generate_token,
-    hash_token,
-)
+from governance.models import RestrictedTag, SpaceMembership, UserMemorySettings
 from governance.modes import Mode
 
-# --- tokens ---------------------------------------------------------------------------
-
-@transaction.atomic
-def api_token_issue(*, user: User, name: str, expires_at: datetime | None = None,
-                    spaces: Iterable = (), role: str = "",
-                    actor: Actor | None = None) -> tuple[ApiToken, str]:
-    """Create a token for `user`. Returns the row and the plaintext, which is not stored.
-
-    `spaces` and `role` narrow what the token may do below its user's own rights. A token
-    issued with no spaces works in all of its user's spaces (`all_spaces`); one issued
-    with spaces works only in them, and in none once they are all deleted.
-    """
-    if role and role not in roles.Role.values:
-        raise InvalidInput("Unknown role.", fields={"role": [f"One of {', '.join(roles.Role.values)}."]})
-    spaces = list(spaces)
-    raw = generate_token()
-    token = ApiToken.objects.create(
-        user=user, name=name, prefix=raw[:10], key_hash=hash_token(raw), expires_at=expires_at,
-        role=role, all_spaces=not spaces,
-    )
-    token.spaces.set(spaces)
-    audit_record("token_issue", actor=actor or access.SYSTEM, target=token,
-                 after={"user": user.get_username(), "name": name, "role": role,
-                        "all_spaces": token.all_spaces, "spaces": sorted(s.slug for s in spaces),
-                        "expires_at": expires_at.isoformat() if expires_at else None})
-    access.forget_rights()
-    return token, raw
-
-
-@transaction.atomic
-def api_token_set_expiry(*, token: ApiToken, expires_at: datetime | None,
-                         actor: Actor | None = None) -> ApiToken:
-    """Change when a token stops working (None: never). Audited as an edit of the token."""
-    locked = ApiToken.objects.select_for_update().get(pk=token.pk)
-    if locked.expires_at != expires_at:
-        before = locked.expires_at
-        locked.expires_at = expires_at
-        locked.save(update_fields=["expires_at"])
-        audit_record("edit", actor=actor or access.SYSTEM, target=locked,
-                     before={"expires_at": before.isoformat() if before else None},
-                     after={"expires_at": expires_at.isoformat() if expires_at else None})
-        access.forget_rights()
-    token.expires_at = locked.expires_at
-    return locked
-
-
-@transaction.atomic
-def api_token_revoke(*, token: ApiToken, actor: Actor | None = None) -> ApiToken:
-    if token.revoked_at is None:
-        token.revoked_at = timezone.now()
-        token.save(update_fields=["revoked_at"])
-        audit_record("token_revoke", actor=actor or access.SYSTEM, target=token,
-                     after={"user": token.user.get_username(), "name": token.name})
-        access.forget_rights()
-    return token
-
+# Tokens are issued and revoked in governance.tokens; named here too for the many callers
+# (commands, benchmarks, tests) that issue one as set-up.
+from governance.tokens import api_token_issue as api_token_issue
+from governance.tokens import api_token_revoke as api_token_revoke
+from governance.tokens import api_token_set_expiry as api_token_set_expiry
 
 # --- memberships ----------------------------------------------------------------------
 

@@ -116,6 +116,7 @@ COLUMNS: dict[str, Stored] = {
     "governance_apitoken.prefix": own("the token's first characters, to tell tokens apart"),
     "governance_apitoken.key_hash": RANDOM_HASH,
     "governance_apitoken.role": CHOICE,
+    "governance_apitoken.scopes": CHOICE,
     "governance_spacemembership.role": CHOICE,
     "governance_restrictedtag.tag": label("compared with memories' tags by the access gateway in SQL"),
     "governance_restrictedtag.min_role": CHOICE,

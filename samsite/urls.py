@@ -4,6 +4,7 @@ from django.urls import include, path, re_path
 from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from governance import pages as governance_pages
 from samsite.health import healthz, readyz
 from samsite.home import home
 from samsite.mcp.http import mcp_endpoint
@@ -25,6 +26,9 @@ urlpatterns = [
     re_path(r"^admin/memories/space/(?P<rest>.*)$",
             RedirectView.as_view(url="/admin/core/space/%(rest)s", permanent=True, query_string=True)),
     path("admin/", admin.site.urls),
+    # Pages for every signed-in person (templates/me/).
+    path("me/tokens/", governance_pages.my_tokens, name="me-tokens"),
+    path("me/tokens/<int:pk>/revoke/", governance_pages.my_token_revoke, name="me-token-revoke"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     # The MCP server over streamable HTTP (samsite/mcp); with and without the slash, as

@@ -39,10 +39,13 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # Apps whose model permissions an operator gives curators; users, groups and the job queue
 # stay with superusers.
 CURATOR_APPS = ("core", "memories", "governance", "audit", "prd", "retrieval")
+# Powers over other people given one by one, never with an app's permissions: revoking anyone's
+# API token.
+NOT_GIVEN_TO_CURATORS = ("revoke_any_token",)
 
 # Records SAM or the job cluster write and nobody adds by hand: no add page (403).
 NO_ADD_PAGE = frozenset({
-    "audit.AuditEvent", "governance.ApiToken", "governance.DataKey", "prd.PRDExecution",
+    "audit.AuditEvent", "governance.DataKey", "prd.PRDExecution",
     "prd.PRDEvent", "prd.PRDDecision", "prd.ThinkingChain", "prd.FormedMemory", "prd.AgentSession",
     "prd.SessionEvent", "prd.MemoryCard", "memories.ReviewItem", "memories.ChatImport", "memories.Entity",
     "retrieval.TrainingRun",
@@ -77,7 +80,8 @@ def readers(db) -> dict[str, tuple[Client, object]]:
     boss = UserFactory(username="smoke-boss", is_staff=True, is_superuser=True)
     curator = UserFactory(username="smoke-curator", is_staff=True)
     curator.user_permissions.add(
-        *Permission.objects.filter(content_type__app_label__in=CURATOR_APPS))
+        *Permission.objects.filter(content_type__app_label__in=CURATOR_APPS)
+        .exclude(codename__in=NOT_GIVEN_TO_CURATORS))
     clients = {}
     for name, user in (("superuser", boss), ("curator", curator)):
         client = Client()

@@ -11,4 +11,6 @@ urlpatterns = [
     path("spaces/<slug:slug>/restricted-tags/<str:tag>/", views.RestrictedTagView.as_view(),
          name="space-restricted-tag"),
     path("me/mode/", views.MyModeView.as_view(), name="my-mode"),
+    path("me/tokens/", views.MyTokensView.as_view(), name="my-tokens"),
+    path("me/tokens/<int:pk>/", views.MyTokenView.as_view(), name="my-token"),
 ]

@@ -1,4 +1,5 @@
-"""Governance API: who holds which role in a space, restricted tags, restricted memories, modes."""
+"""Governance API: who holds which role in a space, restricted tags, restricted memories, modes,
+and your own API tokens."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.api.openapi import error_responses
+from core.api.pagination import StandardPagination, paginated
 from core.errors import NotFound
-from governance import access, services
+from governance import access, services, tokens
 from governance.api import serializers as s
 from governance.models import RestrictedTag, SpaceMembership
 
@@ -104,3 +106,50 @@ class MyModeView(APIView):
         data.is_valid(raise_exception=True)
         row = services.user_mode_set(actor=request.user, user=request.user, mode=data.validated_data["mode"])
         return Response({"mode": row.mode})
+
+
+class MyTokensView(APIView):
+    """Your own API tokens: list them, issue one (its secret is in this answer only)."""
+
+    pagination_class = StandardPagination
+
+    @extend_schema(responses={200: s.TokenOutputSerializer(many=True), **error_responses(400, 401, 403, 404)},
+                   summary="List your API tokens (newest first; revoked and expired ones too)",
+                   description="Through a token, only your tokens that name no space it cannot see.")
+    def get(self, request: Request) -> Response:
+        return paginated(self, request, tokens.own_tokens(actor=request.user), s.TokenOutputSerializer)
+
+    @extend_schema(request=s.TokenIssueInputSerializer,
+                   responses={201: s.TokenIssuedOutputSerializer, **error_responses(
+                       400, 401, 403, e403="A role above yours, or wider than the token you call with")},
+                   summary="Issue yourself an API token (the secret is shown in this answer only)",
+                   description="`spaces` omitted or null: all of your spaces (through a token, its "
+                               "spaces). A space you cannot see is refused exactly as one that does "
+                               "not exist (400). `role` no higher than yours in each space named; "
+                               "`expires_at` in the future. Through a token: it needs the write "
+                               "scope, and the new token is never wider than it (what is left out "
+                               "is inherited from it).")
+    def post(self, request: Request) -> Response:
+        data = s.TokenIssueInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        token, secret = tokens.own_token_issue(
+            actor=request.user, name=v["name"], spaces=v.get("spaces"), role=v.get("role", ""),
+            scopes=v.get("scopes"), expires_at=v.get("expires_at"))
+        # Read back as it is listed (its spaces through the reader's eyes).
+        shown = tokens.own_tokens(actor=request.user).get(pk=token.pk)
+        shown.secret = secret  # type: ignore[attr-defined]
+        return Response(s.TokenIssuedOutputSerializer(shown).data, status=status.HTTP_201_CREATED)
+
+
+class MyTokenView(APIView):
+    @extend_schema(responses={200: s.TokenOutputSerializer, **error_responses(401, 403, 404)},
+                   summary="One of your API tokens (another's is 404)")
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(s.TokenOutputSerializer(tokens.own_token_get(actor=request.user, token_id=pk)).data)
+
+    @extend_schema(responses={204: None, **error_responses(401, 403, 404)},
+                   summary="Revoke one of your API tokens (at once; a revoked one answers 204 too)")
+    def delete(self, request: Request, pk: int) -> Response:
+        tokens.token_revoke(actor=request.user, token_id=pk)
+        return Response(status=status.HTTP_204_NO_CONTENT)

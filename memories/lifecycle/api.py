@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from core.api.fields import JSONInputSerializer, QueryParamsSerializer, comma_separated
 from core.api.openapi import error_responses
 from core.api.pagination import StandardPagination, paginated
+from governance.scopes import reads_only_action
 from memories import selectors
 from memories.api.serializers import MemoryReasonInputSerializer
 from memories.lifecycle import feedback
@@ -111,6 +112,7 @@ class FeedbackViews:
         summary="Say an answer used a memory (usage count, last used; slows its decay)",
     )
     @action(detail=True, methods=["post"])
+    @reads_only_action
     def used(self, request: Request, pk: str) -> Response:
         return Response(FeedbackOutputSerializer(feedback.memory_used(actor=request.user, memory_id=pk)).data)
 

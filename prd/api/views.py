@@ -14,6 +14,7 @@ from core.api.fields import comma_separated
 from core.api.openapi import error_responses
 from core.api.pagination import StandardPagination, paginated
 from core.results import WriteResult
+from governance.scopes import reads_only_action
 from prd import limits, selectors, services
 from prd.api import serializers as s
 from prd.models import ChainStatus, ThinkingChain
@@ -241,6 +242,7 @@ class ThinkingChainViewSet(viewsets.ViewSet):
                                "whose memory mode does not recall (capture_only, off) are left out and "
                                "listed in `silenced_spaces`.")
     @action(detail=False, methods=["post"])
+    @reads_only_action
     def recall(self, request: Request) -> Response:
         data = s.ThinkingChainRecallInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

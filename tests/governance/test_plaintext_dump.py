@@ -375,6 +375,11 @@ def fill_every_other_route(api: APIClient, c: Canaries) -> str:
     keep(api.post(f"{CHAINS}{chain['id']}/complete/"))
     keep(api.post(f"{CHAINS}recall/", {"query": f"why {c.t('chainrecallquery')}"}, format="json"))
 
+    # a token of the caller's own, issued and revoked: its name is a label
+    token = keep(api.post("/api/v1/me/tokens/", {"name": c.l("owntokenname"), "scopes": ["read"]},
+                          format="json"), 201)
+    keep(api.delete(f"/api/v1/me/tokens/{token['id']}/"), 204)
+
     # the caller's mode, members and tags removed, a memory deleted
     keep(api.put("/api/v1/me/mode/", {"mode": "assist"}, format="json"))
     keep(api.delete(f"/api/v1/spaces/{slug}/members/user:qzmembername/"), 204)

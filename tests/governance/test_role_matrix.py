@@ -60,8 +60,9 @@ from rest_framework.test import APIClient
 from core.models import Space
 from governance import retention
 from governance.access import SYSTEM
-from governance.models import RestrictedTag, SpaceMembership, UserMemorySettings
+from governance.models import ApiToken, RestrictedTag, SpaceMembership, UserMemorySettings
 from governance.roles import Role
+from governance.tokens import api_token_issue
 from memories import services as memory_services
 from memories import settle
 from memories.capture import uploads
@@ -80,7 +81,7 @@ from prd.sessions.models import AgentSession, CardValidation, MemoryCard, Sessio
 from retrieval.models import TrainingRun
 from samsite.mcp.dispatch import Caller
 from samsite.mcp.server import build_server
-from tests.factories import SpaceFactory
+from tests.factories import SpaceFactory, UserFactory
 from tests.governance.conftest import VISIBLE, World, build_world
 from tests.personas import bearer, client_for, client_with
 
@@ -241,6 +242,7 @@ def add_agent_work(world: World) -> dict[str, Any]:
     # An edge to a memory most personas may not see: the graph must not show it to them.
     made(owner.post(f"{API}memories/{open_id}/relations/", {
         "target": world.id("hr"), "relation_type": "LEADS_TO"}, format="json"))
+    refs["others_token"] = api_token_issue(user=UserFactory(username="gov-token-holder"), name="theirs")[0].pk
     refs["review"] = ReviewItem.objects.create(space=world.space, memory_id=open_id,
                                                kind=ReviewKind.ARCHIVE_SUGGESTION, reason="matrix").pk
     refs["chat_import"] = ChatImport.objects.create(space=world.space, source="jsonl",
@@ -402,6 +404,10 @@ def my_mode(m: Matrix, user: Any) -> str | None:
     return UserMemorySettings.objects.filter(user=user).values_list("mode", flat=True).first()
 
 
+def my_tokens(m: Matrix, user: Any) -> int | None:
+    return None if user is None else ApiToken.objects.filter(user=user).count()
+
+
 def chain_state(m: Matrix, user: Any) -> Any:
     chain = ThinkingChain.objects.get(pk=m.id("chain"))
     return chain.status, len(chain.thoughts)
@@ -483,6 +489,7 @@ SEEN_BY_CURATORS_204 = (204, 204, 404, 404, 404, 404, 404, 401, 404, 404, 404)
 AUTHOR = (              200, 200, 200, 403, 403, 403, 404, 401, 403, 404, 404)  # curators and its author
 AUTHOR_204 = (          204, 204, 204, 403, 403, 403, 404, 401, 403, 404, 404)
 CONTRADICT = (          200, 200, 403, 403, 403, 403, 404, 401, 403, 404, 404)  # AS IT IS: see below
+NOT_YOURS = (           404, 404, 404, 404, 404, 404, 404, 401, 404, 404, 404)
 SLUG = "spaces/{slug}/"
 MEMORY = "memories/{pk}/"
 SESSION = "sessions/{pk}/"
@@ -646,6 +653,14 @@ CASES: tuple[Case, ...] = (
     # the caller's own mode
     Case("GET", "me/mode/", EVERYONE),
     Case("PUT", "me/mode/", EVERYONE, body={"mode": "capture_only"}, probe=my_mode),
+    # the caller's own API tokens: issued by anyone signed in (a token whose spaces are all
+    # gone has none left to give); another's token is as unknown as a missing one
+    Case("GET", "me/tokens/", EVERYONE),
+    Case("POST", "me/tokens/", (201, 201, 201, 201, 201, 201, 201, 401, 201, 201, 403),
+         body={"name": "matrix"}, probe=my_tokens),
+    Case("GET", "me/tokens/{pk}/", NOT_YOURS, path="me/tokens/{others_token}/"),
+    Case("DELETE", "me/tokens/{pk}/", NOT_YOURS, path="me/tokens/{others_token}/",
+         probe=row_field(ApiToken, "others_token", "revoked_at")),
     # audit timelines
     # AS IT IS: a curator's edge is audited with the id of its target, and the timeline does
     # not blank it (only superseded_by links are): an auditor reads the id of the memory the
