@@ -3,6 +3,7 @@ restricted tags inside the space admin, data keys, memory modes."""
 
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
+from django.template.defaultfilters import pluralize
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
@@ -116,7 +117,7 @@ class ApiTokenAdmin(admin.ModelAdmin):
             was_usable = token.revoked_at is None
             tokens.token_revoke(actor=request.user, token_id=token.pk, anyones=True)
             revoked += was_usable
-        self.message_user(request, f"Revoked {revoked} tokens.", messages.SUCCESS)
+        self.message_user(request, f"Revoked {revoked} token{pluralize(revoked)}.", messages.SUCCESS)
 
 
 # --- memberships, restricted tags and keys, shown inside the space admin ---------------

@@ -39,6 +39,8 @@ class SamAdminSite(admin.AdminSite):
     site_header = "SAM — Semantic Anchor Memory"
     site_title = "SAM admin"
     index_title = "Curation and administration"
+    # "View site": a curator's own memory page ("/" sends staff back here).
+    site_url = "/me/"
 
     def get_app_list(self, request: HttpRequest, app_label: str | None = None) -> list[dict[str, Any]]:
         apps = super().get_app_list(request, app_label)
