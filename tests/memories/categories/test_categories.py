@@ -167,3 +167,15 @@ def test_a_tiered_summary_quotes_only_what_the_recall_itself_may_return(api, spa
     database = next(c for c in answer["category_summaries"] if c["name"] == "database")
     assert "Create Postgres indexes concurrently" in database["summary"]
     assert "Pool database connections" not in database["summary"]  # no postgres tag
+
+
+def test_a_summary_line_says_a_title_its_summary_repeats_once(api, space, on_commit):
+    with on_commit():
+        make_memory(space, title="Vacuum the events table nightly", tags=["postgres"],
+                    summary="Vacuum the events table nightly, or its indexes bloat.",
+                    content="The events table gets a VACUUM ANALYZE every night; the database indexes bloat "
+                            "otherwise.")
+    listed = api.get(CATEGORIES.format(space.slug)).json()["results"]
+    line = next(line for c in listed for line in c["summary"].splitlines() if "Vacuum" in line)
+
+    assert line == "- Vacuum the events table nightly, or its indexes bloat."
