@@ -213,7 +213,10 @@ def _summary(selection: _Selection, query_text: str, pack_type: str) -> str:
     what = _plural(len(shown), "memory", "memories")
     if selection.overview:
         what += f" and an overview of {_plural(len(selection.overview), 'category', 'categories')}"
-    return f"{what} from {', '.join(spaces) or 'no space'} for: {query_text[:200] or pack_type + ' context'}."
+    subject = query_text[:200].strip() or pack_type + " context"
+    # A question keeps its own mark ("…the webshop?"), not "?." after it.
+    end = "" if subject.endswith((".", "?", "!")) else "."
+    return f"{what} from {', '.join(spaces) or 'no space'} for: {subject}{end}"
 
 
 def _question_markdown(question: dict[str, Any]) -> str:

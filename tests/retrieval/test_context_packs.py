@@ -196,3 +196,10 @@ def test_a_critical_fact_whose_summary_starts_with_its_title_says_it_once(api, s
     fact = next(line for line in markdown.splitlines() if line.startswith("- ") and memory.id in line)
     assert fact.count("Use UUIDv7 for new primary keys") == 1, fact
     assert "sortable by time" in fact
+
+
+def test_a_question_keeps_its_own_mark_in_the_header(api, store):
+    markdown = pack(api, query="how do we test and alert?", token_budget=2000)["markdown"]
+
+    assert " for: how do we test and alert?*" in markdown
+    assert "?." not in markdown

@@ -149,6 +149,7 @@ class Command(BaseCommand):
         self.stdout.write(f"  MCP:         {base}/mcp   (streamable HTTP; stdio: manage.py sam_mcp)")
         self.stdout.write(f"  API token:   {token}")
         self.stdout.write(f"  Try:         curl -H 'Authorization: Bearer {token}' {base}/api/v1/memories/\n")
+        self.stdout.flush()  # seen at once when the output goes to a pipe or a file, not at exit
 
     def _serve(self, host: str, port: int, debug: bool, *, announce: Callable[[], None]) -> None:
         """Run the server and the worker until Ctrl-C or SIGTERM; `announce` once the server
