@@ -1,7 +1,7 @@
 """Run SAM: migrate, load demo data, serve, run the worker, and print a login and a token.
 
 `make run` calls this. It starts `runserver` and `qcluster` as child processes and stops
-them (and the embedded Postgres, when SAM started it) on Ctrl-C or SIGTERM.
+them (and the embedded Postgres, when this run started it) on Ctrl-C or SIGTERM.
 
 "SAM is ready." is printed only once the server answers `/healthz`; a port another program
 holds is refused before anything starts, naming the port and `SAM_PORT`, and any failure
@@ -203,7 +203,10 @@ class Command(BaseCommand):
                     child.wait(timeout=15)
                 except subprocess.TimeoutExpired:
                     child.kill()
-            if settings.SAM_EMBEDDED_DB_DIR is not None and not os.environ.get("SAM_KEEP_DB"):
+            # Only a server this run started: one already running (another SAM, the test
+            # suite) is someone else's to stop.
+            if (settings.SAM_EMBEDDED_DB_DIR is not None and not os.environ.get("SAM_KEEP_DB")
+                    and embedded_db.started_by_this_process(settings.SAM_EMBEDDED_DB_DIR)):
                 from django.db import connections
 
                 connections.close_all()
