@@ -41,3 +41,24 @@ def capitalised_word_of(capitals: str) -> str:
     "O'Connell"): for redaction, which reads names and places in many languages, each
     recognizer with the capitals it knows."""
     return rf"[{capitals}][^\W\d_]*(?:['’-][^\W\d_]+)*"
+
+
+# --- a title with its gist --------------------------------------------------------------
+def _comparable(text: str) -> str:
+    return " ".join("".join(c if c.isalnum() else " " for c in text.casefold()).split())
+
+
+def title_with_gist(title: str, gist: str) -> str:
+    """"Title: gist" for a one-line listing, without saying anything twice.
+
+    A summary suggested from a memory's text often starts with its title ("Use UUIDv7 for
+    keys" / "Use UUIDv7 for keys: sortable by time"); such a gist stands alone, and a gist
+    that is only the title is left out.
+    """
+    title, gist = title.strip(), gist.strip()
+    shown_title, shown_gist = _comparable(title), _comparable(gist)
+    if not shown_gist or shown_gist == shown_title:
+        return title
+    if shown_title and shown_gist.startswith(shown_title + " "):
+        return gist
+    return f"{title}: {gist}"

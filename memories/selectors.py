@@ -181,10 +181,18 @@ def _versions(*, actor: Actor, memory_id: str) -> QuerySet[MemoryVersion]:
     return memory.versions.select_related("actor").order_by("-version")
 
 
-def memory_version_list(*, actor: Actor, memory_id: str) -> list[MemoryVersion]:
-    """A memory's versions, newest first, their snapshots and diffs naming no memory `actor`
-    may not see (one query for them all)."""
-    return _hide_unseen_links_in_versions(list(_versions(actor=actor, memory_id=memory_id)), actor=actor)
+def memory_version_list(*, actor: Actor, memory_id: str) -> QuerySet[MemoryVersion]:
+    """A memory's versions, newest first (404 for a memory `actor` may not read).
+
+    Pass each page through `memory_versions_prepared` before showing it.
+    """
+    return _versions(actor=actor, memory_id=memory_id)
+
+
+def memory_versions_prepared(versions: list[MemoryVersion], *, actor: Actor) -> list[MemoryVersion]:
+    """A page of versions whose snapshots and diffs name no memory `actor` may not see (one
+    query for the page)."""
+    return _hide_unseen_links_in_versions(list(versions), actor=actor)
 
 
 def memory_version_get(*, actor: Actor, memory_id: str, version: int) -> MemoryVersion:

@@ -7,9 +7,9 @@ tokens (retrieval.tokens) of the whole Markdown, heading and budget line include
 never exceeds the budget; whole items are trimmed, weakest first. When the matching memories
 do not all fit, the summaries of their categories come first (an overview, at most 30% of
 the budget), so a tight pack still covers the ground of the items it had to drop. Nothing in
-a pack depends on the wall clock unless asked: generated_at is the request's as_of, or else the
-newest updated_at among the included memories, so the same store and inputs give
-byte-identical packs.
+a pack depends on the wall clock but its `generated_at`, the time the pack was made: the
+request's `as_of` when it names one (the time the pack is made "as of"), else the time of the
+request; so the same store and inputs, `as_of` among them, give byte-identical packs.
 
 Stored text is defused before it is measured or shown (retrieval.defuse): each item's JSON
 says what was neutralised in it (`defused`), session entries and overview lines the same,
@@ -21,9 +21,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Set
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
+from core.text import title_with_gist
 from retrieval import presenters
 from retrieval.defuse import LEGEND, defuse, defuse_json
 from retrieval.pipeline import RankedItem, RecallResult
@@ -109,7 +110,16 @@ def _item_markdown(number: int, item: RankedItem) -> str:
 
 
 def _fact_markdown(item: RankedItem) -> str:
-    return f"- **{item.row['title']}**: {item.row['summary']} (`{item.id}`)\n"
+    title, summary = item.row["title"].strip(), (item.row["summary"] or "").strip()
+    line = title_with_gist(title, summary)
+    # The title in bold when it is shown; a summary that starts with it stands alone.
+    if line == title:
+        shown = f"**{title}**"
+    elif line == f"{title}: {summary}":
+        shown = f"**{title}**: {summary}"
+    else:
+        shown = line
+    return f"- {shown} (`{item.id}`)\n"
 
 
 @dataclass
@@ -191,9 +201,22 @@ class _Selection:
         return any(e.get("defused") for e in entries)
 
 
-def _summary(kept: list[RankedItem], query_text: str, pack_type: str) -> str:
-    spaces = ", ".join(sorted({i.row["space_slug"] for i in kept})) or "no space"
-    return f"{len(kept)} memories from {spaces} for: {query_text[:200] or pack_type + ' context'}."
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def _summary(selection: _Selection, query_text: str, pack_type: str) -> str:
+    """What the pack shows: the memories it shows (critical facts and items, each counted
+    once), the categories of its overview, and what for."""
+    shown = {i.id: i for i in selection.critical + selection.kept}
+    spaces = sorted({i.row["space_slug"] for i in shown.values()} | {e["space"] for e in selection.overview})
+    what = _plural(len(shown), "memory", "memories")
+    if selection.overview:
+        what += f" and an overview of {_plural(len(selection.overview), 'category', 'categories')}"
+    subject = query_text[:200].strip() or pack_type + " context"
+    # A question keeps its own mark ("…the webshop?"), not "?." after it.
+    end = "" if subject.endswith((".", "?", "!")) else "."
+    return f"{what} from {', '.join(spaces) or 'no space'} for: {subject}{end}"
 
 
 def _question_markdown(question: dict[str, Any]) -> str:
@@ -220,14 +243,9 @@ def _overview_entry(summary: dict[str, Any], left_out: Set[str]) -> dict[str, An
             **({"defused": summary["defused"]} if summary.get("defused") else {})}
 
 
-def _generated_at(selection: _Selection, as_of: datetime | None) -> str | None:
-    if as_of is not None:
-        return _iso(as_of)
-    times = [i.row["updated_at"] for i in selection.kept + selection.critical]
-    # Session entries carry their own time ("at", ISO 8601).
-    times += [datetime.fromisoformat(str(e["at"])) for entries in selection.sections.values()
-              for e in entries if e.get("at")]
-    return _iso(max(times)) if times else None
+def _generated_at(as_of: datetime | None) -> str:
+    """When the pack is made: `as_of` when the request names one, else now (to the second)."""
+    return _iso(as_of if as_of is not None else datetime.now(UTC).replace(microsecond=0))
 
 
 def render_markdown(selection: _Selection, *, pack_type: str, summary: str, generated_at: str | None,
@@ -268,7 +286,7 @@ def render_markdown(selection: _Selection, *, pack_type: str, summary: str, gene
 
 
 def _render_counted(selection: _Selection, *, result: RecallResult, pack_type: str, target: int,
-                    as_of: datetime | None) -> tuple[str, int]:
+                    generated_at: str) -> tuple[str, int]:
     """(markdown, used): `used` is the token count of the whole Markdown, which states it.
 
     The count is part of the text it counts, so render until the stated number is the
@@ -276,8 +294,8 @@ def _render_counted(selection: _Selection, *, result: RecallResult, pack_type: s
     `used` is then an upper bound, never an understatement.
     """
     fixed: dict[str, Any] = {"pack_type": pack_type, "target": target,
-                             "summary": _summary(selection.kept, result.query_text, pack_type),
-                             "generated_at": _generated_at(selection, as_of),
+                             "summary": _summary(selection, result.query_text, pack_type),
+                             "generated_at": generated_at,
                              "trimmed": len(result.items) - len(selection.kept)}
     used, seen = 0, 0
     for _ in range(USED_ROUNDS):
@@ -304,13 +322,15 @@ class _Packer:
                  context: PackContext, excluded: frozenset[str],
                  defused: frozenset[str] = frozenset()) -> None:
         self.result, self.pack_type, self.budget, self.as_of = result, pack_type, token_budget, as_of
+        # Once per pack: every rendering while it is packed states the same time.
+        self.generated_at = _generated_at(as_of)
         self.context, self.excluded, self.defused = context, excluded, defused
         self.selection = _Selection("title", [], [], [], defused=defused)
         self.used = 0
 
     def counted(self, selection: _Selection) -> tuple[str, int]:
         return _render_counted(selection, result=self.result, pack_type=self.pack_type, target=self.budget,
-                               as_of=self.as_of)
+                               generated_at=self.generated_at)
 
     def start(self) -> bool:
         """Choose the fullest frame that fits; False when not even the title does."""
@@ -404,13 +424,13 @@ class _Packer:
 def _select(result: RecallResult, critical: list[RankedItem], *, pack_type: str, token_budget: int,
             as_of: datetime | None, context: PackContext | None = None,
             excluded: frozenset[str] = frozenset(), defused: frozenset[str] = frozenset()
-            ) -> tuple[_Selection, str, int]:
-    """Choose what fits: returns (selection, markdown, used) with used <= token_budget."""
+            ) -> tuple[_Selection, str, int, str]:
+    """Choose what fits: returns (selection, markdown, used, generated_at) with used <= token_budget."""
     packer = _Packer(result, pack_type=pack_type, token_budget=token_budget, as_of=as_of,
                      context=context or PackContext(), excluded=excluded, defused=defused)
     if not packer.start():
         # Not even the title fits: an empty pack is the only one within the budget.
-        return _Selection("title", [], [], []), "", 0
+        return _Selection("title", [], [], []), "", 0, packer.generated_at
     packer.admit_critical(critical)
     if pack_type == "boot":
         # Read at session start: what is in flight comes before what matches.
@@ -423,7 +443,7 @@ def _select(result: RecallResult, critical: list[RankedItem], *, pack_type: str,
         packer.admit_sessions()
     packer.trim_overview()
     markdown, used = packer.fit()
-    return packer.selection, markdown, used
+    return packer.selection, markdown, used, packer.generated_at
 
 
 def _public(entry: dict[str, Any]) -> dict[str, Any]:
@@ -479,7 +499,7 @@ def build_pack(result: RecallResult, *, pack_type: str, token_budget: int,
     candidates = sorted(
         ranked, key=lambda i: ({"core": 0, "high": 1}.get(i.row["priority"], 2), -i.score, i.id)
     )[:CRITICAL_FACTS]
-    selection, markdown, used = _select(result, candidates, pack_type=pack_type,
+    selection, markdown, used, generated_at = _select(result, candidates, pack_type=pack_type,
                                         token_budget=token_budget, as_of=as_of, context=context,
                                         excluded=excluded, defused=frozenset(defused))
     kept, critical = selection.kept, selection.critical
@@ -493,9 +513,9 @@ def build_pack(result: RecallResult, *, pack_type: str, token_budget: int,
     ]
     pack = {
         "query": result.query_text,
-        "generated_at": _generated_at(selection, as_of),
+        "generated_at": generated_at,
         "pack_type": pack_type,
-        "summary": _summary(kept, result.query_text, pack_type),
+        "summary": _summary(selection, result.query_text, pack_type),
         "critical_facts": [{**presenters.critical_fact(i), "defused": defused.get(i.id, [])}
                            for i in critical],
         "overview": [{**{k: v for k, v in _public(e).items() if k != "lines"},

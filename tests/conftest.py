@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 from django.conf import settings
@@ -23,7 +24,24 @@ def reaches_the_test_database(item: pytest.Item) -> bool:
     return bool(DATABASE_FIXTURES & fixtures) or item.get_closest_marker("django_db") is not None
 
 
+BROWSER_MISSING = ("Chromium and chromedriver are not installed (Debian/Ubuntu: apt-get install chromium "
+                   "chromium-driver; .ci/run installs them)")
+
+
+def browser_available() -> bool:
+    """Whether the system's Chromium and its driver are here (the browser tests need both)."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    return bool(chromium and shutil.which("chromedriver"))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Every test marked `browser`, whichever module, is skipped for one stated reason where
+    # Chromium is missing: `-ra` lists it in the run's summary.
+    if not browser_available():
+        skip = pytest.mark.skip(reason=BROWSER_MISSING)
+        for item in items:
+            if item.get_closest_marker("browser") is not None:
+                item.add_marker(skip)
     # A lane that runs the suite against another Postgres (tests/lanes, external) gains
     # nothing from a test that never reaches the test database: its result cannot differ
     # there. Tests that start a Postgres of their own bring it along whatever the lane.

@@ -34,6 +34,11 @@ PAGINATED_LISTS = {
     "/api/v1/prd/executions/{id}/events/": "PRDEventOutput",
     "/api/v1/prd/executions/{id}/decisions/": "PRDDecisionOutput",
     "/api/v1/thinking-chains/": "ThinkingChainOutput",
+    "/api/v1/memories/{id}/versions/": "MemoryVersionOutput",
+    "/api/v1/spaces/{slug}/members/": "MembershipOutput",
+    "/api/v1/spaces/{slug}/restricted-tags/": "RestrictedTag",
+    "/api/v1/spaces/{slug}/categories/": "CategoryOutput",
+    "/api/v1/me/memories/": "MyMemoryOutput",
 }
 
 
@@ -53,9 +58,11 @@ def test_every_paginated_list_documents_the_envelope_and_its_parameters(db):
         assert parameters["page"] == {"type": "integer", "minimum": 1}, path
         assert parameters["page_size"] == {"type": "integer", "minimum": 1}, path
         assert "404" in operation["responses"], path
-    # A list that is not paginated stays a plain array.
-    versions = schema["paths"]["/api/v1/memories/{id}/versions/"]["get"]["responses"]["200"]
-    assert versions["content"]["application/json"]["schema"]["type"] == "array"
+    # Every list answers the envelope, as the README says: no GET answers a bare array.
+    bare = [path for path, operations in schema["paths"].items()
+            if operations.get("get", {}).get("responses", {}).get("200", {}).get("content", {})
+            .get("application/json", {}).get("schema", {}).get("type") == "array"]
+    assert bare == []
 
 
 def test_conflicts_and_incognito_answers_are_documented_with_the_error_body(db):

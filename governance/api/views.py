@@ -18,6 +18,8 @@ from governance.api import serializers as s
 from governance.models import RestrictedTag, SpaceMembership
 
 ERRORS = error_responses(400, 401, 403, 404, e403="Visible to you, but you may not change it")
+LIST_ERRORS = error_responses(400, 401, 403, 404, e403="Visible to you, but you may not change it",
+                              e404="No such space (or not visible to you), or a page past the last one")
 
 
 def _principal(user: str | None, group: str | None) -> dict:
@@ -30,12 +32,15 @@ def _principal(user: str | None, group: str | None) -> dict:
 
 
 class SpaceMembersView(APIView):
-    @extend_schema(responses={200: s.MembershipOutputSerializer(many=True), **ERRORS},
+    pagination_class = StandardPagination  # what drf-spectacular reads to document the list envelope
+
+    @extend_schema(responses={200: s.MembershipOutputSerializer(many=True), **LIST_ERRORS},
                    summary="List a space's members and their roles")
     def get(self, request: Request, slug: str) -> Response:
         space = access.access_space(request.user, slug=slug)
-        rows = SpaceMembership.objects.filter(space=space).select_related("user", "group", "granted_by")
-        return Response(s.MembershipOutputSerializer(rows, many=True).data)
+        rows = (SpaceMembership.objects.filter(space=space).select_related("user", "group", "granted_by")
+                .order_by("pk"))
+        return paginated(self, request, rows, s.MembershipOutputSerializer)
 
     @extend_schema(request=s.MembershipInputSerializer,
                    responses={200: s.MembershipOutputSerializer, **ERRORS},
@@ -67,11 +72,14 @@ class SpaceMemberView(APIView):
 
 
 class RestrictedTagsView(APIView):
-    @extend_schema(responses={200: s.RestrictedTagSerializer(many=True), **ERRORS},
+    pagination_class = StandardPagination  # what drf-spectacular reads to document the list envelope
+
+    @extend_schema(responses={200: s.RestrictedTagSerializer(many=True), **LIST_ERRORS},
                    summary="List a space's restricted tags")
     def get(self, request: Request, slug: str) -> Response:
         space = access.access_space(request.user, slug=slug, action="manage")
-        return Response(s.RestrictedTagSerializer(RestrictedTag.objects.filter(space=space), many=True).data)
+        return paginated(self, request, RestrictedTag.objects.filter(space=space).order_by("tag"),
+                         s.RestrictedTagSerializer)
 
     @extend_schema(request=s.RestrictedTagSerializer,
                    responses={200: s.RestrictedTagSerializer, **ERRORS},

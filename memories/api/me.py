@@ -64,7 +64,9 @@ class MyMemoriesView(APIView):
                    responses={200: MyMemoryOutputSerializer(many=True),
                               **error_responses(400, 401, 404, e404="Page past the last one")},
                    summary="What SAM knows about me: memories I wrote and those of my personal spaces, "
-                           "with where each came from (source)")
+                           "with where each came from (source)",
+                   description="A paged list, newest first (not grouped): each memory carries its "
+                               "`kind_group`, and `?kind_group=` lists one group.")
     def get(self, request: Request) -> Response:
         query = MyMemoriesQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)

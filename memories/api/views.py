@@ -239,12 +239,15 @@ class MemoryViewSet(FeedbackViews, viewsets.ViewSet):
         )
         return _write_answer(result)
 
-    @extend_schema(responses={200: s.MemoryVersionOutputSerializer(many=True), **ERRORS},
+    @extend_schema(responses={200: s.MemoryVersionOutputSerializer(many=True),
+                              **error_responses(400, 401, 404, e404="No such memory (or not visible to you), "
+                                                                    "or a page past the last one")},
                    summary="A memory's versions, newest first")
-    @action(detail=True, methods=["get"], url_path="versions", pagination_class=None)
+    @action(detail=True, methods=["get"], url_path="versions", pagination_class=StandardPagination)
     def versions(self, request: Request, pk: str) -> Response:
         versions = selectors.memory_version_list(actor=request.user, memory_id=pk)
-        return Response(s.MemoryVersionOutputSerializer(versions, many=True).data)
+        return paginated(self, request, versions, s.MemoryVersionOutputSerializer,
+                         prepare=lambda page: selectors.memory_versions_prepared(page, actor=request.user))
 
     @extend_schema(
         parameters=[OpenApiParameter("version", int, OpenApiParameter.PATH)],

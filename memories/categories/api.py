@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 
 from core.api.fields import JSONInputSerializer
 from core.api.openapi import error_responses
+from core.api.pagination import StandardPagination, paginated
 from memories.categories import services as categories
 from memories.categories.services import CategoryView
 
@@ -41,20 +42,28 @@ class CategoryUpdateInputSerializer(JSONInputSerializer):
                                      required=False)
 
 
-def _out(view: CategoryView) -> dict:
+def _fields(view: CategoryView) -> dict:
     category = view.category
-    return CategoryOutputSerializer({
-        "name": category.name, "display_name": category.display_name, "description": category.description,
-        "keywords": category.keywords, "builtin": category.builtin, "item_count": view.item_count,
-        "summary": view.summary}).data
+    return {"name": category.name, "display_name": category.display_name, "description": category.description,
+            "keywords": category.keywords, "builtin": category.builtin, "item_count": view.item_count,
+            "summary": view.summary}
+
+
+def _out(view: CategoryView) -> dict:
+    return CategoryOutputSerializer(_fields(view)).data
 
 
 class SpaceCategoriesView(APIView):
-    @extend_schema(responses={200: CategoryOutputSerializer(many=True), **ERRORS},
+    pagination_class = StandardPagination  # what drf-spectacular reads to document the list envelope
+
+    @extend_schema(responses={200: CategoryOutputSerializer(many=True),
+                              **ERRORS, **error_responses(404, e404="No such space (or not visible to you), "
+                                                                    "or a page past the last one")},
                    summary="A space's categories, with how many memories each holds and its summary")
     def get(self, request: Request, slug: str) -> Response:
         found = categories.category_list(actor=request.user, space_slug=slug)
-        return Response([_out(view) for view in found])
+        return paginated(self, request, found, CategoryOutputSerializer,
+                         prepare=lambda page: [_fields(view) for view in page])
 
     @extend_schema(request=CategoryInputSerializer,
                    responses={201: CategoryOutputSerializer, **ERRORS,

@@ -30,6 +30,7 @@ from core.actor import Actor
 from core.errors import Conflict, InvalidInput, NotFound
 from core.jobs import enqueue_on_commit
 from core.models import Space, SpaceKind
+from core.text import title_with_gist
 from governance import access
 from governance.audit.services import audit_record
 from memories.lifecycle.dedupe import stem, words
@@ -159,7 +160,8 @@ def counts_for(actor: Actor, category_ids: list[int]) -> dict[int, int]:
 
 
 def summary_lines(actor: Actor, category: Category) -> list[tuple[str, str]]:
-    """The category's strongest memories `actor` may read: (memory id, "- Title: summary")."""
+    """The category's strongest memories `actor` may read: (memory id, "- Title: summary"),
+    the title left out where the summary starts with it (core.text.title_with_gist)."""
     links = (_readable_links(actor, [category.pk]).select_related("memory", "memory__stats")
              .order_by(F("relevance").desc(), F("memory__stats__confidence").desc(),
                        F("memory__importance").desc(), F("memory__updated_at").desc(), "memory_id")
@@ -169,7 +171,7 @@ def summary_lines(actor: Actor, category: Category) -> list[tuple[str, str]]:
         memory = link.memory
         gist = clean_line(memory.summary or memory.content)
         gist = gist if len(gist) <= 160 else gist[:159].rsplit(" ", 1)[0] + "…"
-        lines.append((memory.pk, f"- {memory.title}: {gist}"))
+        lines.append((memory.pk, f"- {title_with_gist(memory.title, gist)}"))
     return lines
 
 

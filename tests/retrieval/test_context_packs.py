@@ -2,9 +2,12 @@
 a real token budget, provenance, and byte-identical output for identical inputs."""
 
 import json
+import re
+from datetime import UTC, datetime
 
 from django.core.cache import cache
 
+from memories.models import Memory
 from retrieval.packs import lost_in_the_middle_order
 from retrieval.tokens import count_tokens
 from tests.factories import make_memory
@@ -138,3 +141,65 @@ def test_a_tight_pack_begins_with_the_categories_of_what_it_could_not_fit(api, s
         assert set(entry["items"]) <= {i["id"] for i in full["json"]["items"]}
     assert items_only["json"]["overview"] == []
     assert len(items_only["json"]["items"]) >= len(tight["json"]["items"])
+
+
+def _shown_ids(markdown: str) -> set[str]:
+    return set(re.findall(r"`(mem_[0-9A-Za-z]+)`", markdown))
+
+
+def test_the_header_counts_the_memories_it_shows_in_the_right_number(api, store):
+    """Given budgets from one critical fact up to every item, when packs are made, then the
+    header counts each memory shown (critical facts and items, once each), and says
+    "1 memory", never "1 memories"."""
+    counts = set()
+    for budget in (120, 200, 400, 5000):
+        body = pack(api, k=10, token_budget=budget, thresholds={"similarity": 0.0, "composite_min": 0.0})
+        markdown = body["markdown"]
+        shown = _shown_ids(markdown)
+        counts.add(len(shown))
+        noun = "memory" if len(shown) == 1 else "memories"
+        assert f"*{len(shown)} {noun} from " in markdown, (budget, markdown)
+        assert body["json"]["summary"].startswith(f"{len(shown)} {noun} from webshop")
+        assert "1 memories" not in markdown
+    # The budgets did show one memory, and several.
+    assert 1 in counts
+    assert max(counts) == len(MEMORIES)
+
+
+def test_generated_is_when_the_pack_was_made_not_the_newest_memory(api, store):
+    """Given memories last updated years ago, when a pack is asked for without `as_of`,
+    then it says it was generated now; with `as_of`, at that time (reproducible)."""
+    Memory.objects.filter(pk__in=[m.pk for m in store.values()]).update(
+        updated_at=datetime(2021, 3, 4, tzinfo=UTC))
+    cache.clear()
+    before = datetime.now(UTC).replace(microsecond=0)
+    response = api.post("/api/v1/context-packs/", {"track": False, "query": "migrations, tests and alerts",
+                                                   "k": 10, "token_budget": 5000}, format="json")
+    after = datetime.now(UTC)
+    machine, markdown = response.json()["json"], response.json()["markdown"]
+
+    generated = datetime.fromisoformat(machine["generated_at"].replace("Z", "+00:00"))
+    assert before <= generated <= after
+    assert f"*generated {machine['generated_at']} · " in markdown
+    assert "2021" not in machine["generated_at"]
+    assert pack(api, k=10, token_budget=5000)["json"]["generated_at"] == AS_OF
+
+
+def test_a_critical_fact_whose_summary_starts_with_its_title_says_it_once(api, space, on_commit):
+    with on_commit():
+        memory = make_memory(space, title="Use UUIDv7 for new primary keys", priority="core",
+                             summary="Use UUIDv7 for new primary keys: sortable by time, no hot index page.",
+                             content="New tables use UUIDv7 primary keys: sortable by time, no hot spot.")
+    cache.clear()
+    markdown = pack(api, query="primary keys for new tables", token_budget=2000)["markdown"]
+
+    fact = next(line for line in markdown.splitlines() if line.startswith("- ") and memory.id in line)
+    assert fact.count("Use UUIDv7 for new primary keys") == 1, fact
+    assert "sortable by time" in fact
+
+
+def test_a_question_keeps_its_own_mark_in_the_header(api, store):
+    markdown = pack(api, query="how do we test and alert?", token_budget=2000)["markdown"]
+
+    assert " for: how do we test and alert?*" in markdown
+    assert "?." not in markdown

@@ -37,7 +37,7 @@ def names_of(memory) -> set[str]:
 
 
 def test_a_project_space_sorts_its_memories_into_seed_002s_categories(api, space, placed):
-    listed = {c["name"]: c for c in api.get(CATEGORIES.format(space.slug)).json()}
+    listed = {c["name"]: c for c in api.get(CATEGORIES.format(space.slug)).json()["results"]}
 
     assert {"authentication", "database", "api", "testing", "frontend", "devops", "architecture",
             "performance", "debugging", "standards"} == set(listed)
@@ -55,7 +55,8 @@ def test_a_summary_lists_the_strongest_memories_a_reader_may_see(api, space, pla
     api.post(f"/api/v1/memories/{placed['pool'].id}/restrict/", {"restricted_to": "curator"}, format="json")
 
     def database(client) -> dict:
-        return next(c for c in client.get(CATEGORIES.format(space.slug)).json() if c["name"] == "database")
+        listed = client.get(CATEGORIES.format(space.slug)).json()["results"]
+        return next(c for c in listed if c["name"] == "database")
 
     mine, theirs = database(api), database(viewer)
     api.post(f"/api/v1/memories/{placed['index'].id}/archive/", {"reason": "done"}, format="json")
@@ -118,7 +119,7 @@ def test_a_removed_built_in_stays_removed_until_a_curator_makes_it_again(api, sp
     url = CATEGORIES.format(space.slug)
 
     assert api.delete(url + "database/").status_code == 204
-    after = {c["name"] for c in api.get(url).json()}
+    after = {c["name"] for c in api.get(url).json()["results"]}
     placed_after = names_of(placed["index"])
     removed_again = api.delete(url + "database/")
     again = api.post(url, {"name": "database", "keywords": ["postgres", "index"]}, format="json")
@@ -137,7 +138,7 @@ def test_a_personal_space_starts_without_seed_002s_categories(api, user, on_comm
     with on_commit():
         make_memory(mine, title="Prefers dark roast", content="Dana drinks dark roast coffee, no sugar.")
 
-    assert api.get(CATEGORIES.format(mine.slug)).json() == []
+    assert api.get(CATEGORIES.format(mine.slug)).json()["results"] == []
 
 
 def test_a_tiered_recall_answers_a_broad_question_with_category_summaries_first(api, space, placed):
@@ -166,3 +167,15 @@ def test_a_tiered_summary_quotes_only_what_the_recall_itself_may_return(api, spa
     database = next(c for c in answer["category_summaries"] if c["name"] == "database")
     assert "Create Postgres indexes concurrently" in database["summary"]
     assert "Pool database connections" not in database["summary"]  # no postgres tag
+
+
+def test_a_summary_line_says_a_title_its_summary_repeats_once(api, space, on_commit):
+    with on_commit():
+        make_memory(space, title="Vacuum the events table nightly", tags=["postgres"],
+                    summary="Vacuum the events table nightly, or its indexes bloat.",
+                    content="The events table gets a VACUUM ANALYZE every night; the database indexes bloat "
+                            "otherwise.")
+    listed = api.get(CATEGORIES.format(space.slug)).json()["results"]
+    line = next(line for c in listed for line in c["summary"].splitlines() if "Vacuum" in line)
+
+    assert line == "- Vacuum the events table nightly, or its indexes bloat."
