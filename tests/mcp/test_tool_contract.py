@@ -197,7 +197,7 @@ def test_a_prompt_block_refuses_a_budget_too_small_for_its_delimiters(url: str, 
 
 async def _a_category_with_memories(url: str, world: World) -> str:
     async with rest(world) as api:
-        categories = (await api.get(url.replace("/mcp", "/api/v1/spaces/webshop/categories/"))).json()
+        categories = (await api.get(url.replace("/mcp", "/api/v1/spaces/webshop/categories/"))).json()["results"]
     return next(c["name"] for c in categories if c["item_count"] > 0)
 
 
@@ -206,7 +206,7 @@ def test_the_category_summary_reads_the_space_categories(url: str, world: World)
         category = await _a_category_with_memories(url, world)
         async with rest(world) as api:
             base = url.replace("/mcp", "/api/v1")
-            listed = (await api.get(f"{base}/spaces/webshop/categories/")).json()
+            listed = (await api.get(f"{base}/spaces/webshop/categories/")).json()["results"]
             placed = (await api.get(f"{base}/memories/",
                                     params={"space": "webshop", "category": category})).json()
         async with http_client(url, world.owner_token) as client:

@@ -121,7 +121,9 @@ def register(server: MCPServer, tools: Tools) -> None:
             description="A category's name.", **rest_limits(CategoryInputSerializer, "name"))],
             k: K = RECALL_K, token_budget: Budget = None, ctx: Context | None = None) -> dict[str, Any]:
         name = category.strip().lower()
-        known = tools.api(ctx, "GET", f"/api/v1/spaces/{space}/categories/")
+        # A space has tens of categories, not hundreds: one page of the largest size holds them.
+        known = tools.api(ctx, "GET", f"/api/v1/spaces/{space}/categories/",
+                          query={"page_size": 500})["results"]
         found = next((c for c in known if c["name"] == name), None)
         if found is None:
             names = ", ".join(c["name"] for c in known) or "none"
