@@ -197,7 +197,8 @@ def test_a_prompt_block_refuses_a_budget_too_small_for_its_delimiters(url: str, 
 
 async def _a_category_with_memories(url: str, world: World) -> str:
     async with rest(world) as api:
-        categories = (await api.get(url.replace("/mcp", "/api/v1/spaces/webshop/categories/"))).json()["results"]
+        answer = await api.get(url.replace("/mcp", "/api/v1/spaces/webshop/categories/"))
+        categories = answer.json()["results"]
     return next(c["name"] for c in categories if c["item_count"] > 0)
 
 

@@ -144,6 +144,7 @@ class Command(BaseCommand):
                  f"`manage.py changepassword {ADMIN_USERNAME}`)")
         self.stdout.write(self.style.SUCCESS(f"\n{heading}"))
         self.stdout.write(f"  Admin:       {base}/admin/   login: {login}")
+        self.stdout.write(f"  My memory:   {base}/me/   (every user; sign in at {base}/sign-in/)")
         self.stdout.write(f"  API:         {base}/api/v1/")
         self.stdout.write(f"  API docs:    {base}/api/docs/")
         self.stdout.write(f"  MCP:         {base}/mcp   (streamable HTTP; stdio: manage.py sam_mcp)")
