@@ -33,8 +33,9 @@ from django.test import Client
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
-# A laptop's screen: what "fits on the page" is measured at.
+# A laptop's screen: what "fits on the page" is measured at; and a phone's.
 DESKTOP = (1400, 1000)
+PHONE = (390, 844)
 # Where the test run leaves its screenshots, one folder per area (admin, me, ...).
 SCREENSHOTS = Path(settings.BASE_DIR) / "var" / "screenshots"
 
@@ -46,9 +47,10 @@ BROWSER_TESTS = [
 ]
 
 
-def start_chromium(*, width: int = DESKTOP[0], height: int = DESKTOP[1]) -> Any:
+def start_chromium(*, width: int = DESKTOP[0], height: int = DESKTOP[1],
+                   downloads: Path | None = None) -> Any:
     """A headless Chromium of the system's that reaches no host but this machine (and Selenium
-    Manager fetches nothing)."""
+    Manager fetches nothing); files it downloads go to `downloads`, without asking."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -60,7 +62,13 @@ def start_chromium(*, width: int = DESKTOP[0], height: int = DESKTOP[1]) -> Any:
                  # Only the live server answers: a page that needs the internet shows it here.
                  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"):
         options.add_argument(flag)
+    if downloads is not None:
+        options.add_experimental_option("prefs", {"download.default_directory": str(downloads),
+                                                  "download.prompt_for_download": False})
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    if downloads is not None:
+        driver.execute_cdp_cmd("Browser.setDownloadBehavior",
+                               {"behavior": "allow", "downloadPath": str(downloads)})
     driver.implicitly_wait(5)
     return driver
 
@@ -102,23 +110,31 @@ def wait_for(driver: Any, css: str, *, timeout: float = 10) -> Any:
         expected_conditions.visibility_of_element_located((By.CSS_SELECTOR, css)))
 
 
-def screenshot(driver: Any, area: str, name: str, *, element: Any = None) -> Path:
-    """Save the whole page (its full height, at the window's width), or only `element`, as
-    var/screenshots/<area>/<name>.png and return the path."""
+def screenshot(driver: Any, area: str, name: str, *, element: Any = None, phone: bool = False) -> Path:
+    """Save the whole page (its full height, at the window's width, or laid out as on a phone:
+    its viewport and touch layout), or only `element`, as var/screenshots/<area>/<name>.png
+    and return the path."""
     folder = SCREENSHOTS / area
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.png"
     if element is not None:
         element.screenshot(str(path))
         return path
-    # Chromium draws beyond the window (DevTools), so the window, and what later steps
-    # measure in it, stays the size of a screen.
-    content = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
-    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
-        "format": "png", "captureBeyondViewport": True,
-        "clip": {"x": 0, "y": 0, "width": content["width"], "height": min(content["height"], 8000),
-                 "scale": 1},
-    })
+    if phone:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": PHONE[0], "height": PHONE[1], "deviceScaleFactor": 1, "mobile": True})
+    try:
+        # Chromium draws beyond the window (DevTools), so the window, and what later steps
+        # measure in it, stays the size of a screen.
+        content = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+        shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": PHONE[0] if phone else content["width"],
+                     "height": min(content["height"], 8000), "scale": 1},
+        })
+    finally:
+        if phone:
+            driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     path.write_bytes(base64.b64decode(shot["data"]))
     return path
 

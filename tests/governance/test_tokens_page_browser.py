@@ -9,16 +9,10 @@ var/screenshots/tokens/ for a person to read.
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 import requests
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection
 from django.shortcuts import resolve_url
 from django.test import Client
 from django.urls import reverse
@@ -26,37 +20,11 @@ from django.urls import reverse
 from governance import tokens
 from governance.audit.models import AuditEvent
 from governance.models import ApiToken, hash_token
+from tests.browser import BROWSER_TESTS, close_live_server_connections, driver_fixture, log_in, screenshot
 from tests.factories import SpaceFactory, UserFactory
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-SHOTS = Path(settings.BASE_DIR) / "var" / "screenshots" / "tokens"
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="Chromium and chromedriver are not installed "
-                                                               "(apt-get install chromium chromium-driver)"),
-]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator:
-    """One browser for the module."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not fetch anything
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                 "--window-size=1280,1000"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    driver.implicitly_wait(5)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+pytestmark = BROWSER_TESTS
+browser = driver_fixture(width=1280, height=1000)
 
 
 @pytest.fixture
@@ -66,26 +34,14 @@ def person(transactional_db, live_server, browser):
     user = UserFactory(username="page-alice")
     SpaceFactory(slug="alpha", name="Alpha", members={user: "owner"})
     SpaceFactory(slug="beta", name="Beta", members={user: "viewer"})
-    client = Client()
-    client.force_login(user)
-    browser.delete_all_cookies()
     browser.set_window_size(1280, 1000)
-    browser.get(f"{live_server.url}/healthz")
-    browser.add_cookie({"name": "sessionid", "value": client.cookies["sessionid"].value, "path": "/"})
+    log_in(browser, live_server, user)
     yield user
-    # The live server's threads keep connections open, which would keep the test database
-    # from being dropped.
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                       "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+    close_live_server_connections()
 
 
 def shot(browser, name: str) -> None:
-    # The whole page, however long: its height as the window's for the picture.
-    height = browser.execute_script("return document.documentElement.scrollHeight")
-    width = browser.get_window_size()["width"]
-    browser.set_window_size(width, max(height + 140, 600))
-    browser.save_screenshot(str(SHOTS / f"{name}.png"))
+    screenshot(browser, "tokens", name)
 
 
 def api_status(live_server, secret: str) -> int:

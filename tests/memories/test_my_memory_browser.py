@@ -11,36 +11,24 @@ for the module; explicit waits, no sleeps. Skipped, saying why, without Chromium
 
 from __future__ import annotations
 
-import base64
 import json
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.core.cache import cache
-from django.db import connection
-from django.test import Client
 
 from core.models import Space, SpaceKind
 from governance.models import UserMemorySettings
 from memories import services
 from memories.models import ChatImport, Memory
+from tests.browser import BROWSER_TESTS, close_live_server_connections, log_in, screenshot, start_chromium
 from tests.factories import SpaceFactory, UserFactory, make_memory
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="Chromium and chromedriver are not installed "
-                                                               "(apt-get install chromium chromium-driver)"),
-]
+pytestmark = BROWSER_TESTS
 DESKTOP = (1280, 900)
-PHONE = (390, 844)
-SCREENSHOTS = Path(settings.VAR_DIR) / "screenshots" / "me"
 WAIT_SECONDS = 15
 
 
@@ -53,21 +41,7 @@ def downloads() -> Iterator[Path]:
 
 @pytest.fixture(scope="module")
 def browser(downloads) -> Iterator:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not fetch anything
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                 f"--window-size={DESKTOP[0]},{DESKTOP[1]}"):
-        options.add_argument(flag)
-    options.add_experimental_option("prefs", {"download.default_directory": str(downloads),
-                                              "download.prompt_for_download": False})
-    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    driver.execute_cdp_cmd("Browser.setDownloadBehavior",
-                           {"behavior": "allow", "downloadPath": str(downloads)})
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    driver = start_chromium(width=DESKTOP[0], height=DESKTOP[1], downloads=downloads)
     try:
         yield driver
     finally:
@@ -84,19 +58,7 @@ def dana(transactional_db, live_server, browser):
     browser.delete_all_cookies()
     browser.set_window_size(*DESKTOP)
     yield user, personal
-    # The live server's threads keep connections open, which would keep the test database
-    # from being dropped.
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                       "WHERE datname = current_database() AND pid <> pg_backend_pid()")
-
-
-def sign_in_quickly(browser, live_server, user) -> None:
-    """A session cookie instead of typing (the sign-in form has its own test)."""
-    client = Client()
-    client.force_login(user)
-    browser.get(f"{live_server.url}/sign-in/")
-    browser.add_cookie({"name": "sessionid", "value": client.cookies["sessionid"].value, "path": "/"})
+    close_live_server_connections()
 
 
 def wait_for(browser, condition):
@@ -114,19 +76,8 @@ def open_page(browser, url: str, heading: str) -> None:
 
 
 def shoot(browser, name: str, *, phone: bool = False) -> None:
-    """Save the whole page as it is, at desktop width or a phone's (emulated: a phone's
-    viewport and touch layout), however long it is."""
-    width, height = PHONE if phone else DESKTOP
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": phone})
-    try:
-        content = browser.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
-        shot = browser.execute_cdp_cmd("Page.captureScreenshot", {
-            "format": "png", "captureBeyondViewport": True,
-            "clip": {"x": 0, "y": 0, "width": width, "height": min(content["height"], 6000), "scale": 1}})
-    finally:
-        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
-    (SCREENSHOTS / f"{name}.png").write_bytes(base64.b64decode(shot["data"]))
+    """The whole page as it is, at desktop width or a phone's, however long it is."""
+    screenshot(browser, "me", name, phone=phone)
 
 
 def tab_order(browser, presses: int) -> list[str]:
@@ -211,7 +162,7 @@ def test_a_person_corrects_a_memory_and_sees_the_new_version_then_deletes_one(li
     user, personal = dana
     lisbon = make_memory(personal, title="Lives in Lisbon", content="The user lives in Lisbon.", kind="fact")
     old = make_memory(personal, title="Uses Vim", content="The user edits code in Vim daily.", kind="fact")
-    sign_in_quickly(browser, live_server, user)
+    log_in(browser, live_server, user)
 
     open_page(browser, f"{live_server.url}/me/", "My memory")
     card = "//article[.//h3[text()='{}']]//a[starts-with(., '{}')]"
@@ -252,7 +203,7 @@ def test_a_person_pauses_their_mode_and_makes_their_space_incognito(live_server,
     from selenium.webdriver.support.ui import Select
 
     user, personal = dana
-    sign_in_quickly(browser, live_server, user)
+    log_in(browser, live_server, user)
     open_page(browser, f"{live_server.url}/me/modes/", "Memory modes")
 
     Select(browser.find_element(By.ID, "id_me-mode")).select_by_value("paused")
@@ -275,7 +226,7 @@ def test_a_person_downloads_everything_sam_knows_about_them(live_server, browser
 
     user, personal = dana
     lisbon = make_memory(personal, title="Lives in Lisbon", content="The user lives in Lisbon.", kind="fact")
-    sign_in_quickly(browser, live_server, user)
+    log_in(browser, live_server, user)
     open_page(browser, f"{live_server.url}/me/export/", "Take it with you")
     shoot(browser, "export")
     target = downloads / "sam-about-me.jsonl"
@@ -298,7 +249,7 @@ def test_a_person_forgets_everything_after_confirming(live_server, browser, dana
     services.memory_create(actor=user, data={
         "space": "team", "kind": "decision", "title": "Use FastAPI",
         "content": "Decided on FastAPI because we need async handlers."})
-    sign_in_quickly(browser, live_server, user)
+    log_in(browser, live_server, user)
     open_page(browser, f"{live_server.url}/me/forget/", "Forget everything about me")
     shoot(browser, "forget")
 
@@ -328,7 +279,7 @@ def test_a_person_uploads_a_chat_history_and_reads_its_report(live_server, brows
     history = tmp_path / "history.jsonl"
     said = {"conversation_id": "c1", "role": "user", "content": "I speak German."}
     history.write_text(json.dumps(said) + "\n")
-    sign_in_quickly(browser, live_server, user)
+    log_in(browser, live_server, user)
     open_page(browser, f"{live_server.url}/me/imports/", "My imports")
 
     Select(browser.find_element(By.ID, "id_space")).select_by_value("dana")
