@@ -225,10 +225,10 @@ def test_every_write_route_refuses_a_read_only_token(alice):
 def test_an_mcp_tool_that_writes_is_refused_to_a_read_only_token(alice, tools_on_the_test_thread):
     server = build_server(Caller(authorization=bearer(alice, name="mcp reader", scopes=["read"])))
 
-    status, text = tool_answer(server, "remember", {"space": "alpha", "title": "No",
+    status, text = tool_answer(server, "remember", {"space": "alpha", "title": "Not for a reader",
                                                     "content": "A memory a reader may not add."})
 
-    assert status == 403
+    assert status == 403, text
     assert "insufficient_scope" in text
     assert tool_answer(server, "memory_stats", {"space": "alpha"})[0] == 200
 

