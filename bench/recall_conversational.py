@@ -45,7 +45,7 @@ from threadpoolctl import threadpool_limits
 from core.models import Space
 from governance import spaces as space_services
 from governance.access import SYSTEM
-from memories import services
+from memories import limits, services
 from memories.embeddings import jobs as embedding_jobs
 from memories.embeddings import registry as embeddings
 from memories.models import EmbeddingStatus, Memory, MemoryEntity
@@ -126,6 +126,10 @@ def title_of(turn: dict) -> str:
     return title if len(title) <= 120 else title[:119].rstrip() + "…"
 
 
+def memory_content(turn: dict) -> str:
+    return f"{turn['speaker']}: {turn['text']}"
+
+
 def is_current(dialogue: str, turns: list[dict]) -> bool:
     space = Space.objects.filter(slug=slug_of(dialogue)).defer(None).first()
     if space is None or f"{FINGERPRINT_LABEL} {fingerprint(turns)}" not in (space.description or ""):
@@ -150,7 +154,7 @@ def build_space(dialogue: str, turns: list[dict]) -> dict[str, Any]:
         duplicate_policy="keep", near_duplicate_policy="keep", supersession_policy="off")
     items = [{
         "id": turn["id"], "space": slug, "title": title_of(turn),
-        "content": f"{turn['speaker']}: {turn['text']}", "kind": "fact", "memory_type": "episodic",
+        "content": memory_content(turn), "kind": "fact", "memory_type": "episodic",
         "occurred_at": noon(turn["date"]).isoformat(), "tags": [],
         "source": {"type": "import", "ref": "bench/data/conversational.jsonl"},
     } for turn in turns]
@@ -326,7 +330,13 @@ def main() -> None:
     call_command("migrate", verbosity=0)
     Conf.SYNC = True  # embedding runs inline here; nothing else is queued
     data, results = DATA_SETS[args.data]
-    turns, questions = load(data)
+    every_turn, questions = load(data)
+    # A turn too short to be a memory of its own ("WHAT", an emoji) is refused by SAM's entry
+    # rules; it is left out, and a question only it answers counts as missed.
+    turns = {d: [t for t in rows if len(memory_content(t)) >= limits.CONTENT[0]]
+             for d, rows in every_turn.items()}
+    too_short = sorted(t["id"] for rows in every_turn.values() for t in rows
+                       if len(memory_content(t)) < limits.CONTENT[0])
     halves = HALVES if args.half == "both" else (args.half,)
     dialogues = [d for d in sorted(turns) if ("tuning" if int(d[1:]) % 2 == 0 else "heldout") in halves]
     dialogues = dialogues[:args.limit_dialogues] if args.limit_dialogues else dialogues
@@ -353,6 +363,7 @@ def main() -> None:
         "data": {"set": args.data, "file": str(data.relative_to(ROOT)),
                  "sha256": hashlib.sha256(b"".join(p.read_bytes() for p in data_files(data))).hexdigest(),
                  "dialogues": dialogues, "turns": sum(len(turns[d]) for d in dialogues),
+                 "turns_too_short_to_store": [t for t in too_short if t.split("-")[0] in dialogues],
                  "questions": len(questions)},
         "run": {"half": args.half, "limit_dialogues": args.limit_dialogues, "rebuild": args.rebuild},
         "k": K, "profile": args.profile, "hit_rule": "any evidence turn in the top k (LoCoMo)",
