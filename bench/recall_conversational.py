@@ -2,9 +2,11 @@
 
 One space per dialogue (conv-d00 ...), one episodic memory per turn ("{speaker}: {text}",
 occurred at the session's date, noon UTC), embedded with the local model, lexeme
-statistics refreshed. Each question is then run through the default recall pipeline,
-exactly as bench/recall_quality.py scores "pipeline, profile sam" (its run_pipeline, top
-10, restricted to the dialogue's space, as of the question's asked_at), and through its
+statistics refreshed. The spaces are user spaces with no note cap (a user space otherwise
+keeps its 200 most active memories: a long chat would lose its oldest turns). Each
+question is then run through the default recall pipeline, exactly as
+bench/recall_quality.py scores "pipeline, profile sam" (its run_pipeline, top 10,
+restricted to the dialogue's space, as of the question's asked_at), and through its
 pure-vector and pure-full-text baselines.
 
 A question is a hit at k when any of its evidence turns is among the top k (LoCoMo's rule;
@@ -69,7 +71,7 @@ HALVES = ("tuning", "heldout")
 K = rq.K  # 10: the pipeline's limit, and the deepest cut scored
 # Part of every space's fingerprint: bump it when the turn -> memory mapping below changes,
 # so a store built the old way is rebuilt.
-MAPPING_VERSION = "2"  # 2: entities linked as turns settle
+MAPPING_VERSION = "3"  # 2: entities linked as turns settle; 3: no note cap
 FINGERPRINT_LABEL = "Data fingerprint:"
 
 Runner = Callable[[dict[str, Any]], list[str]]
@@ -138,7 +140,8 @@ def is_current(dialogue: str, turns: list[dict]) -> bool:
     ready = stored.filter(embedding_status=EmbeddingStatus.READY).count()
     # Settled turns are linked to the names they mention (none linked: not settled here).
     linked = MemoryEntity.objects.filter(memory__space=space).exists()
-    return stored.count() == len(turns) == ready and linked
+    # An archived turn (a note cap, a lifecycle rule) could not be recalled: not this benchmark.
+    return stored.count() == len(turns) == ready and linked and not stored.filter(archived=True).exists()
 
 
 def build_space(dialogue: str, turns: list[dict]) -> dict[str, Any]:
@@ -151,7 +154,10 @@ def build_space(dialogue: str, turns: list[dict]) -> dict[str, Any]:
         actor=SYSTEM, slug=slug, name=f"Conversation {dialogue}", kind="user",
         description=f"Conversational recall benchmark, dialogue {dialogue}. "
                     f"{FINGERPRINT_LABEL} {fingerprint(turns)}",
-        duplicate_policy="keep", near_duplicate_policy="keep", supersession_policy="off")
+        duplicate_policy="keep", near_duplicate_policy="keep", supersession_policy="off",
+        # A user space keeps its 200 most active notes (memories.lifecycle.user_notes): turns
+        # are not notes, and a long chat would lose its oldest ones before it was asked.
+        note_cap=0)
     items = [{
         "id": turn["id"], "space": slug, "title": title_of(turn),
         "content": memory_content(turn), "kind": "fact", "memory_type": "episodic",

@@ -10,6 +10,9 @@ its query (no embedding cache hits), with the recall result cache off.
     .venv/bin/python bench/recall_speed.py [--sizes 1000 10000 100000] [--queries 200] [--track]
                                            [--out bench/results/recall_speed_tracked.json]
 
+A long memory gets its window vectors as the embedding job gives them
+(memories.embeddings.passages), each near its memory's vector.
+
 Writes bench/results/recall_speed.json (or --out) and prints a Markdown table. Without
 --track every recall still writes its audit row; --track adds the sealed recall event and
 the access counters, as agents' recalls do.
@@ -34,12 +37,14 @@ from benchenv import ROOT
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection
+from load_mix import postmaster_pid, tree_cpu_seconds
 
 from core.models import Space
 from governance.access import SYSTEM
 from governance.crypto import cipher, datakeys
 from governance.services import api_token_issue, membership_grant
 from memories import entry
+from memories.embeddings import passages
 from memories.embeddings.registry import get_provider
 from memories.models import Memory
 from memories.search_index import write_index
@@ -104,11 +109,16 @@ def build_space(size: int, bases: list[dict], base_vectors: np.ndarray) -> None:
     space = Space.objects.create(slug=slug, name=slug)
     key_id = datakeys.active_key_id(space.id)
     rng = np.random.default_rng(size)
+    # The windows' jitter from a generator of their own, so the memories are the same as a
+    # store built before windows.
+    window_rng = np.random.default_rng(size + 1)
     pick = random.Random(size)
     start = time.perf_counter()
     with connection.cursor() as cursor:
         cursor.execute("DROP INDEX IF EXISTS memory_embedding_hnsw")
+        cursor.execute("DROP INDEX IF EXISTS passage_embedding_hnsw")
         batch: list[tuple] = []
+        windows: list[tuple] = []
         docs: list[tuple[str, int, dict]] = []
         for n in range(size):
             b1, b2 = pick.randrange(len(bases)), pick.randrange(len(bases))
@@ -136,8 +146,16 @@ def build_space(size: int, bases: list[dict], base_vectors: np.ndarray) -> None:
                 datakeys.keyed_digest(space.id, entry.embedding_text(state)), pick.randint(0, 400),
             ))
             docs.append((memory_id, key_id, {**state, "summary": summary, "tags": base["tags"]}))
+            # As the embedding job stores them: a vector per window of a long memory.
+            for position, _ in enumerate(passages.windows(content)):
+                near = vector + window_rng.normal(0, 0.03, 384)
+                windows.append((memory_id, space.id, position, vector_literal(near / np.linalg.norm(near))))
             if len(batch) == 2000 or n == size - 1:
                 cursor.executemany(INSERT_SQL, [(*row, row[-1]) for row in batch])
+                cursor.executemany(
+                    "INSERT INTO memories_memorypassage (memory_id, space_id, position, embedding) "
+                    "VALUES (%s, %s, %s, %s::vector)", windows)
+                windows = []
                 for offset in range(0, len(docs), 500):
                     write_index(docs[offset:offset + 500])
                 batch, docs = [], []
@@ -150,8 +168,12 @@ def build_space(size: int, bases: list[dict], base_vectors: np.ndarray) -> None:
         cursor.execute(
             "CREATE INDEX memory_embedding_hnsw ON memories_memory USING hnsw (embedding vector_cosine_ops)"
             " WITH (m = 16, ef_construction = 64)")
+        cursor.execute(
+            "CREATE INDEX passage_embedding_hnsw ON memories_memorypassage USING hnsw "
+            "(embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)")
         print(f"  HNSW built at {time.perf_counter() - start:.1f} s", file=sys.stderr)
         cursor.execute("ANALYZE memories_memory")
+        cursor.execute("ANALYZE memories_memorypassage")
         cursor.execute("ANALYZE memories_memorystats")
     lexeme_stats_refresh(space_ids=[space.id])
     print(f"  space {slug} ready in {time.perf_counter() - start:.1f} s", file=sys.stderr)
@@ -173,19 +195,25 @@ def pct(values: list[float], q: float) -> float:
     return round(ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))], 1)
 
 
-def measure(size: int, token: str, requests: list[dict], *, track: bool = False) -> dict:
+def measure(size: int, token: str, requests: list[dict], *, server_pid: int, track: bool = False) -> dict:
     client = httpx.Client(base_url=f"http://127.0.0.1:{PORT}", timeout=60,
                           headers={"Authorization": f"Bearer {token}"})
     body = {"spaces": [f"speed-{size}"], "k": 5, "track": track}
     for warm in requests[:20]:
         client.post("/api/v1/recall/", json={**body, "query": "warm up " + warm["query"]})
     latencies, stages = [], []
+    # CPU per request of the web process tree and of Postgres (its backends are the
+    # postmaster's children): steadier than wall time on a shared machine.
+    postgres = postmaster_pid(Path(os.environ["SAM_VAR_DIR"]) / "pgdata")
+    cpu_before = (tree_cpu_seconds(server_pid), tree_cpu_seconds(postgres))
     for request in requests:
         start = time.perf_counter()
         response = client.post("/api/v1/recall/", json={**body, **request})
         latencies.append((time.perf_counter() - start) * 1000)
         response.raise_for_status()
         stages.append(response.json()["data"]["timings_ms"])
+    cpu_ms = [round((tree_cpu_seconds(pid) - before) * 1000 / len(requests), 2)
+              for pid, before in zip((server_pid, postgres), cpu_before, strict=True)]
     total = statistics.mean(s["total"] for s in stages)
     names = sorted({k for s in stages for k in s if k != "total"})
     share = {name: round(statistics.mean(s.get(name, 0) for s in stages) / total * 100, 1) for name in names}
@@ -193,6 +221,7 @@ def measure(size: int, token: str, requests: list[dict], *, track: bool = False)
         "memories": size, "requests": len(requests), "track": track,
         "http_ms": {"p50": pct(latencies, 50), "p95": pct(latencies, 95), "p99": pct(latencies, 99),
                     "mean": round(statistics.mean(latencies), 1)},
+        "cpu_ms_per_request": {"web": cpu_ms[0], "postgres": cpu_ms[1], "total": round(sum(cpu_ms), 2)},
         "server_total_ms": {"p50": pct([s["total"] for s in stages], 50),
                             "p95": pct([s["total"] for s in stages], 95)},
         "stage_share_percent": dict(sorted(share.items(), key=lambda kv: -kv[1])),
@@ -239,7 +268,8 @@ def main() -> None:
     for size in args.sizes:
         server = start_server()
         try:
-            results.append(measure(size, token, queries(args.queries), track=args.track))
+            results.append(measure(size, token, queries(args.queries), server_pid=server.pid,
+                                   track=args.track))
         finally:
             server.send_signal(signal.SIGTERM)
             server.wait(timeout=30)
@@ -247,12 +277,15 @@ def main() -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     summary = {"machine": f"{os.cpu_count()} cores", "track": args.track, "results": results}
     out.write_text(json.dumps(summary, indent=2) + "\n")
-    print("| memories | HTTP p50 | p95 | p99 | top stages (share of server time) |")
-    print("|---|---|---|---|---|")
+    print("| memories | HTTP p50 | p95 | p99 | CPU per request (web + Postgres) "
+          "| top stages (share of server time) |")
+    print("|---|---|---|---|---|---|")
     for r in results:
         top = ", ".join(f"{k} {v}%" for k, v in list(r["stage_share_percent"].items())[:4])
         h = r["http_ms"]
-        print(f"| {r['memories']:,} | {h['p50']} ms | {h['p95']} ms | {h['p99']} ms | {top} |")
+        cpu = r["cpu_ms_per_request"]
+        print(f"| {r['memories']:,} | {h['p50']} ms | {h['p95']} ms | {h['p99']} ms | "
+              f"{cpu['total']} ms ({cpu['web']} + {cpu['postgres']}) | {top} |")
 
 
 if __name__ == "__main__":

@@ -356,10 +356,14 @@ def _event_frame(scope: Scope, event: timeframe.EventAnchor) -> timeframe.TimeFr
     return event.window((best["occurred_at"] or best["created_at"]).date())
 
 
+def closeness(row: dict[str, Any]) -> float:
+    """A long memory is as close as its whole text or its closest window (memories.embeddings.passages)."""
+    return max(float(row["cosine"] or 0.0), float(row["passage_cosine"] or 0.0))
+
+
 def _strength(row: dict[str, Any]) -> float:
     """How strongly a candidate matches, without weights: closeness and keywords."""
-    closeness = max(float(row["cosine"] or 0.0), float(row["passage_cosine"] or 0.0))
-    return 0.7 * max(0.0, closeness) + 0.3 * row["lexical"]
+    return 0.7 * max(0.0, closeness(row)) + 0.3 * row["lexical"]
 
 
 def _with_lexical(rows: list[dict[str, Any]], plan: channels.LexicalPlan) -> list[dict[str, Any]]:
@@ -416,13 +420,11 @@ def _signals(row: dict[str, Any], *, query_text: str, task: str, context_tags: l
         tag_signal = min(1.0, len(memory_tags & query_words) / 2)
     last_used = row["last_used_at"] or row["updated_at"]
     confidence = scoring.effective_confidence(row, now=now)
-    # A long memory is as close as its closest window (memories.embeddings.passages).
-    closeness = max(float(row["cosine"] or 0.0), float(row["passage_cosine"] or 0.0))
     # A near-empty memory ("Talk soon, Amara!") is close to every question naming Amara and
     # says nothing: closeness and keywords count in proportion to what it says.
     said = scoring.substance(row["lexeme_count"], int(settings.SAM_RECALL["SHORT_TEXT_LEXEMES"]))
     return scoring.Signals(
-        semantic=max(0.0, min(1.0, closeness * said)),
+        semantic=max(0.0, min(1.0, closeness(row) * said)),
         lexical=lexical * said,
         exact=scoring.exact_signal(len(hits), len(row["canonical_phrases"])),
         tags=tag_signal,

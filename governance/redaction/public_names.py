@@ -9,7 +9,9 @@ Source and rule for adding an entry: the phrase is the title of its own article 
 Wikipedia and names one of: a public figure (musicians, actors, authors, scientists, politicians,
 founders, athletes) known well enough to be mentioned by name in everyday chat; a fictional
 character or a work (book, film, series, album, method); a dog or cat breed; a brand or product
-whose name is made of name-like words; a place whose name is made of name-like words. A phrase that
+whose name is made of name-like words; a place whose name is made of name-like words; a holiday
+or a season's greeting ("Labor Day", "Merry Christmas": the greeting is a phrase people write, not
+an article, and is admitted for the holiday it names). A phrase that
 is also a common private name in its own right is left out (no "John Williams"). Entries are
 lowercase and separated by ";"; a leading "The" is left out ("lean startup" covers "The Lean
 Startup"), since "The" never starts a name.
@@ -30,6 +32,7 @@ whitney houston; mariah carey; celine dion; elvis presley; frank sinatra; johnny
 willie nelson; kurt cobain; dave grohl; jimi hendrix; eric clapton; amy winehouse; bob marley; snoop dogg
 nicki minaj; lana del rey; billie holiday; ella fitzgerald; louis armstrong; miles davis; john coltrane
 nina simone; aretha franklin
+paul hollywood; mary berry; nigella lawson; delia smith
 tom hanks; tom cruise; brad pitt; angelina jolie; leonardo dicaprio; meryl streep; denzel washington
 morgan freeman; keanu reeves; scarlett johansson; robert downey; jennifer lawrence; jennifer aniston
 johnny depp; emma watson; daniel radcliffe; rupert grint; natalie portman; ryan reynolds; ryan gosling
@@ -122,10 +125,21 @@ saudi arabia; new york; new jersey; los angeles; san francisco; san diego; las v
 rio de janeiro; sao paulo; kuala lumpur; tel aviv; abu dhabi; santa clara; san jose; st louis
 """
 
+# Holidays and their greetings: capitalised like a first and last name ("Memorial Day weekend",
+# "Merry Christmas, Alan!").
+_OCCASIONS = """
+labor day; labour day; memorial day; independence day; veterans day; presidents day; columbus day
+thanksgiving day; merry christmas; christmas day; christmas eve; boxing day; new year's day
+new year's eve; happy new year; good friday; easter sunday; easter monday; mother's day; father's day
+valentine's day; remembrance day; armistice day; canada day; australia day; bastille day
+st patrick's day; saint patrick's day; martin luther king day; earth day; black friday; cyber monday
+happy holidays; happy easter; happy thanksgiving; happy hanukkah; happy diwali; eid mubarak
+"""
+
 #: Every phrase, lowercase, words separated by one space (hyphens and apostrophes kept).
 PHRASES: frozenset[str] = frozenset(
     " ".join(entry.split())
-    for block in (_PEOPLE, _CHARACTERS_AND_WORKS, _BREEDS, _BRANDS, _PLACES)
+    for block in (_PEOPLE, _CHARACTERS_AND_WORKS, _BREEDS, _BRANDS, _PLACES, _OCCASIONS)
     for entry in block.replace("\n", ";").split(";")
     if len(entry.split()) >= 2
 )

@@ -234,6 +234,11 @@ def test_one_function_redacts_a_free_text_value_and_reports_where():
     "German Shepherd owners, the park is closed.",
     "Golden Retriever on the loose in the car park.",
     "Adobe Acrobat Reader mangles the invoice fonts.",
+    # holidays and season's greetings
+    "Happy Labor Day! We went to the lake.",
+    "Memorial Day weekend was quiet, then Independence Day fireworks.",
+    "Merry Christmas! Back at work on Boxing Day.",
+    "We binged Paul Hollywood judging bread all night.",
 ])
 def test_public_names_works_breeds_and_products_are_not_private_names(text):
     assert redact_text(text).findings == ()
@@ -253,6 +258,8 @@ def test_a_name_never_runs_across_a_sentence_boundary(text, names):
     ("Ed Sheeran played; the handover from Ed Barnes went fine.", "Ed Barnes"),
     ("Frank Delgado owns billing and plays Frank Ocean all day.", "Frank Delgado"),
     ("Harry Lindqvist wrote the migration while reading Harry Potter.", "Harry Lindqvist"),
+    ("Merry Christmas, Alan Hurst!", "Alan Hurst"),
+    ("Merry Christmas Dana Whitfield, see you on Boxing Day.", "Dana Whitfield"),
 ])
 def test_private_names_that_share_a_word_with_public_ones_are_still_redacted(text, name):
     assert redacted_values(text) == [("name", name)]
