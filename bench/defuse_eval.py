@@ -1,4 +1,4 @@
-"""How well the defusing step (retrieval.defuse) neutralises hostile stored text and leaves
+"""How well the defusing step (governance.defuse) neutralises hostile stored text and leaves
 ordinary text alone; writes bench/results/defuse_eval.json.
 
 Corpora: tests/retrieval/data/hostile.jsonl (each case: id, category, text, the hazards it
@@ -36,7 +36,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from retrieval.defuse import defuse  # noqa: E402
+from governance.defuse import defuse  # noqa: E402
 from tests.retrieval.defuse_checks import hazard_left, load, neutralised  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"

@@ -20,6 +20,7 @@ from core.jobs import Pacer, enqueue, job_budget_seconds
 from governance import idempotency
 from memories import settle
 from memories.capture import jobs as capture_jobs
+from memories.capture import requeue as capture_requeue
 from memories.capture import runs as capture_runs
 from memories.categories import services as categories
 from memories.embeddings import jobs as embedding_jobs
@@ -150,8 +151,9 @@ def chat_import_run(*, import_id: str, path: str | None = None) -> dict:
 
 
 def chat_imports_reap() -> dict:
-    """Scheduled every ten minutes: fail imports whose job died mid-run (memories.capture.runs)."""
-    return {"failed": capture_runs.reap()}
+    """Scheduled every ten minutes: fail imports whose job died mid-run (memories.capture.runs),
+    and enqueue again the jobs of imports queued too long (memories.capture.requeue)."""
+    return {"failed": capture_runs.reap(), "requeued": capture_requeue.requeue_waiting()}
 
 
 def categories_place(*, space_id: int, after: str | None = None) -> dict:

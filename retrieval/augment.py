@@ -8,7 +8,7 @@ first. docs/recall.md, "Prompt augmentation", has the rules and the block's shap
 notes put in count as used (`track`).
 
 Stored text goes in as quoted data inside clear delimiters: each note goes through the
-shared defusing step (retrieval.defuse: hidden characters, prompt markup, tool calls,
+shared defusing step (governance.defuse: hidden characters, prompt markup, tool calls,
 data-carrying links, instruction-like phrases), then becomes one line, JSON-quoted, with
 angle brackets and backticks replaced, so a memory cannot pose as part of the prompt.
 """
@@ -25,11 +25,11 @@ from django.db.models import Q
 from core.actor import Actor
 from governance import access, policy
 from governance.audit.services import audit_record
+from governance.defuse import defuse
 from memories.lifecycle import feedback
 from memories.models import Memory, Priority
 from retrieval import pipeline
 from retrieval.context import RecallContext
-from retrieval.defuse import defuse
 
 MAX_ITEMS = 15
 MAX_CHARS = 1200
@@ -66,7 +66,7 @@ class Note:
     text: str
     reason: str  # core | priority | relevance | summary
     score: float = 0.0
-    # What the defusing step neutralised in the note (retrieval.defuse.KINDS).
+    # What the defusing step neutralised in the note (governance.defuse.KINDS).
     defused: list[str] = field(default_factory=list)
 
     @property

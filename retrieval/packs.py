@@ -11,7 +11,7 @@ a pack depends on the wall clock but its `generated_at`, the time the pack was m
 request's `as_of` when it names one (the time the pack is made "as of"), else the time of the
 request; so the same store and inputs, `as_of` among them, give byte-identical packs.
 
-Stored text is defused before it is measured or shown (retrieval.defuse): each item's JSON
+Stored text is defused before it is measured or shown (governance.defuse): each item's JSON
 says what was neutralised in it (`defused`), session entries and overview lines the same,
 and the Markdown carries a one-line legend when anything shown was.
 """
@@ -25,8 +25,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core.text import title_with_gist
+from governance.defuse import LEGEND, defuse, defuse_json
 from retrieval import presenters
-from retrieval.defuse import LEGEND, defuse, defuse_json
 from retrieval.pipeline import RankedItem, RecallResult
 from retrieval.tokens import count_tokens
 

@@ -99,7 +99,7 @@ def pack_item(item: RankedItem, *, position: int, rank: int, content: str, token
               card: dict[str, Any] | None, defused: list[str] | None = None) -> dict[str, Any]:
     """One item of a context pack's JSON: `position` in the pack's order, `rank` by score,
     `content` as the pack shows it, `tokens` of its Markdown, what was neutralised in its
-    text (`defused`, retrieval.defuse.KINDS), and its card's validation when the memory is
+    text (`defused`, governance.defuse.KINDS), and its card's validation when the memory is
     a memory card."""
     row = item.row
     return {

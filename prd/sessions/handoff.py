@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from governance.defuse import LEGEND
 from prd.sessions.rules import (
     FAILING_TESTS,
     Event,
@@ -21,7 +22,6 @@ from prd.sessions.rules import (
     shipped,
     test_status,
 )
-from retrieval.defuse import LEGEND
 
 LIST_MAX = 25
 TEXT_MAX = 300

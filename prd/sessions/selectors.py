@@ -15,13 +15,13 @@ from django.utils import timezone
 from core.actor import Actor
 from core.errors import NotFound
 from governance import access
+from governance.defuse import defuse_json
 from memories.models import Memory
 from prd import limits
 from prd.models import AgentSession, CardStatus, ExecutionStatus, MemoryCard, PRDExecution, SessionEvent
 from prd.sessions import handoff
 from prd.sessions import rules as session_rules
 from prd.sessions.cards import rule_event
-from retrieval.defuse import defuse_json
 from retrieval.packs import PackContext
 
 SECTION_ENTRIES = 5
@@ -71,7 +71,7 @@ def handoff_of(session: AgentSession) -> Handoff:
     """The compiled handoff of `session`, kept per event count (a new event changes the key).
 
     What the events stored is defused before the next session's model reads it
-    (retrieval.defuse): the JSON says what was neutralised (`defused`), the Markdown carries
+    (governance.defuse): the JSON says what was neutralised (`defused`), the Markdown carries
     the legend when anything was. "v2" in the key: handoffs cached before defusing are not
     served again.
     """

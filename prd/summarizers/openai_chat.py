@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import httpx
 
+from governance.defuse import defuse
 from prd.summarizers.base import Digest, SummarizerError
 from prd.summarizers.extractive import clip
-from retrieval.defuse import defuse
 
 SYSTEM_PROMPT = (
     "You summarise the work log of a software project for the engineer who picks it up next. "

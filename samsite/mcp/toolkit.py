@@ -10,8 +10,8 @@ from django.conf import settings
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
+from governance.defuse import defuse_json
 from retrieval.api.serializers import RecallInputSerializer
-from retrieval.defuse import defuse_json
 from samsite.mcp import budget
 from samsite.mcp.dispatch import Answer, Caller, call
 from samsite.mcp.errors import SamToolError, sam_error
@@ -83,7 +83,7 @@ class Tools:
     def api(self, ctx: Context | None, method: str, path: str, *, defused: bool = True, **kwargs: Any) -> Any:
         """One REST call as the tool's caller; its JSON body, or a tool error in SAM's shape.
 
-        The body goes to a model, so its strings are defused (retrieval.defuse) unless the
+        The body goes to a model, so its strings are defused (governance.defuse) unless the
         tool asks for them as stored (`defused=False`) to defuse them itself item by item."""
         answer = call(self.caller(ctx), method, path, **kwargs)
         if not answer.ok:

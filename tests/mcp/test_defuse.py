@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core.models import Space
-from retrieval.defuse import LEGEND
+from governance.defuse import LEGEND
 from retrieval.tasks import lexeme_stats_refresh
 from tests.factories import make_memory
 from tests.mcp.conftest import World, http_client, run, structured

@@ -7,8 +7,8 @@ import json
 import httpx2
 import pytest
 
+from governance.defuse import defuse_json
 from retrieval import presenters
-from retrieval.defuse import defuse_json
 from samsite.mcp import budget
 from samsite.mcp.toolkit import defused_items
 from tests.mcp.conftest import World, http_client, run, structured

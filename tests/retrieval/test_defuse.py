@@ -1,4 +1,4 @@
-"""The defusing step (retrieval.defuse) on the hostile and ordinary corpora and on the shapes
+"""The defusing step (governance.defuse) on the hostile and ordinary corpora and on the shapes
 it must keep: every labelled hazard is neutralised, ordinary text comes back unchanged (or
 changed only in the documented ways), code stays code, and defusing is idempotent."""
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from retrieval.defuse import KINDS, LEGEND, characters, defuse, defuse_json
+from governance.defuse import KINDS, LEGEND, characters, defuse, defuse_json
 from tests.retrieval.defuse_checks import hazard_left, load, neutralised
 
 HOSTILE = load("hostile.jsonl")

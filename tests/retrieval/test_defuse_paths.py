@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from django.core.cache import cache
 
-from retrieval.defuse import LEGEND
+from governance.defuse import LEGEND
 from retrieval.tasks import lexeme_stats_refresh
 from tests.factories import make_memory
 from tests.retrieval.conftest import AS_OF

@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 
 from governance.access import SYSTEM
 from governance.audit.models import AuditEvent
+from governance.defuse import defuse
 from governance.services import user_mode_set
 from memories.lifecycle import decay, maintenance
 from memories.models import MemoryStats
 from memories.restrictions import memory_restrict
 from retrieval import augment
-from retrieval.defuse import defuse
 from retrieval.tasks import lexeme_stats_refresh
 from tests.factories import SpaceFactory, make_memory
 from tests.personas import member_client

@@ -11,6 +11,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from memories.capture import requeue as import_requeue
 from memories.capture import runs as import_runs
 from memories.lifecycle import maintenance as memory_maintenance
 from samsite import maintenance
@@ -29,7 +30,8 @@ class Command(BaseCommand):
         cleanup = sub.add_parser("cleanup", help="Prune memories below the floor in spaces that opt in.")
         cleanup.add_argument("--dry-run", action="store_true", help="List what would go; delete nothing.")
         stuck = sub.add_parser("stuck-imports", help="Fail chat imports whose job stopped mid-run, "
-                                                     "and delete their uploads (also every ten minutes).")
+                                                     "and delete their uploads; enqueue again the jobs "
+                                                     "of imports queued too long (also every ten minutes).")
         stuck.add_argument("--dry-run", action="store_true", help="List them; change nothing.")
 
     def handle(self, *args: Any, command: str, **options: Any) -> None:
@@ -37,7 +39,8 @@ class Command(BaseCommand):
             report = maintenance.run(options["period"], dry_run=options["dry_run"])
         elif command == "stuck-imports":
             failed = import_runs.reap(dry_run=options["dry_run"])
-            report = {"dry_run": options["dry_run"], "failed": failed,
+            requeued = import_requeue.requeue_waiting(dry_run=options["dry_run"])
+            report = {"dry_run": options["dry_run"], "failed": failed, "requeued": requeued,
                       "stuck_after_seconds": int(import_runs.stuck_after().total_seconds())}
         elif command == "stats":
             report = memory_maintenance.statistics()

@@ -8,10 +8,10 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
+from governance.defuse import defuse_json
 from memories.categories.api import CategoryInputSerializer
 from retrieval import presenters
 from retrieval.api.serializers import RecallInputSerializer
-from retrieval.defuse import defuse_json
 from samsite.mcp import budget
 from samsite.mcp.limits import rest_limits
 from samsite.mcp.toolkit import (

@@ -16,9 +16,9 @@ from django.core.management import call_command
 from django.utils import timezone
 from django_q.models import Schedule
 
-from memories.capture import conversations, runs, uploads
+from memories.capture import conversations, requeue, runs, uploads
 from memories.models import ChatImport, ChatImportStatus, Memory
-from memories.tasks import chat_import_run
+from memories.tasks import chat_import_run, chat_imports_reap
 
 pytestmark = pytest.mark.django_db
 
@@ -200,3 +200,37 @@ def test_the_janitor_is_scheduled_and_runs_from_sam_maintenance(capturing, user)
     assert report["failed"] == [stuck.pk]
     assert report["stuck_after_seconds"] == runs.JOB_TIMEOUT_SECONDS + runs.STUCK_MARGIN_SECONDS
     assert ChatImport.objects.get(pk=stuck.pk).status == ChatImportStatus.FAILED
+
+
+def test_an_import_whose_job_never_reached_the_queue_is_enqueued_again_and_imported_once(capturing, user,
+                                                                                         on_commit):
+    # Queued and committed, but the process died before its job was enqueued: nothing runs it.
+    lost = queued(capturing, user, "lost.jsonl")
+    ChatImport.objects.filter(pk=lost.pk).update(
+        created_at=timezone.now() - requeue.QUEUED_GRACE - timedelta(seconds=1))
+    recent = queued(capturing, user, "recent.jsonl")
+
+    with on_commit():
+        answer = chat_imports_reap()
+
+    assert answer == {"failed": [], "requeued": [lost.pk]}
+    imported = ChatImport.objects.get(pk=lost.pk)
+    assert imported.status == ChatImportStatus.DONE
+    assert not uploads.folder(lost.pk).exists()
+    assert Memory.objects.count() == 1
+    # Younger than the grace: its own job is on its way.
+    assert ChatImport.objects.get(pk=recent.pk).status == ChatImportStatus.QUEUED
+    # The first job, delivered after all, finds the import ended and imports nothing more.
+    assert chat_import_run(import_id=lost.pk)["status"] == "not queued"
+    assert Memory.objects.count() == 1
+
+
+def test_the_stuck_imports_command_names_the_imports_it_would_enqueue_again_on_a_dry_run(capturing, user):
+    lost = queued(capturing, user)
+    ChatImport.objects.filter(pk=lost.pk).update(created_at=timezone.now() - timedelta(hours=2))
+    out = io.StringIO()
+
+    call_command("sam_maintenance", "stuck-imports", "--dry-run", stdout=out)
+
+    assert json.loads(out.getvalue())["requeued"] == [lost.pk]
+    assert ChatImport.objects.get(pk=lost.pk).status == ChatImportStatus.QUEUED

@@ -3,7 +3,7 @@ defused, the JSON says what was neutralised and the Markdown carries the legend.
 
 from __future__ import annotations
 
-from retrieval.defuse import LEGEND
+from governance.defuse import LEGEND
 from tests.prd.sessions.test_sessions import SESSIONS, ev, log, start
 
 

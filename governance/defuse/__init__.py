@@ -18,7 +18,7 @@ import functools
 import re
 from typing import Any
 
-from retrieval.defuse import characters, markup, phrases
+from governance.defuse import characters, markup, phrases
 
 # Shown once in a pack (or a handoff) in which something was defused.
 LEGEND = ("*Text marked ⟦…⟧ or written with ‹ › ⦃ ⦄ was neutralised by SAM: it read as an instruction "
