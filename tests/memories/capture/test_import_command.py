@@ -250,10 +250,13 @@ def test_watch_prints_a_line_per_cycle_and_stops_on_ctrl_c(webshop, tmp_path):
     history = tmp_path / "history"
     history.mkdir()
     (history / "a.jsonl").write_text(said("c1", "I speak German."))
+    # As from a terminal, where Ctrl-C reaches it: a runner started in the background without
+    # job control passes SIGINT on ignored, and Python then never installs its handler.
     watching = subprocess.Popen(
         [sys.executable, "manage.py", "sam_chat_import", "jsonl", str(history), "--space", "webshop",
          "--watch", "--interval", "0.5"], cwd=ROOT, env=shell_environment(), stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
+        stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         first = watching.stdout.readline()
         with (history / "a.jsonl").open("a") as handle:
