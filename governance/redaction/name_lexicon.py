@@ -69,6 +69,9 @@ NEVER_NAME_WORDS = frozenset(
     mlle sr sra srta i we you he she they it this that these those the a an and or but if then when
     while for with hi hello hey dear thanks thank regards best cheers sincerely yours monitoring runbook
     readme changelog roadmap sprint standup retro postmortem incident
+    house manor cottage lodge hotel inn motel hostel abbey chapel cathedral museum gallery theatre theater
+    cafe café pub bistro restaurant brasserie studio studios centre center stadium arena station airport
+    harbour harbor beach bay island islands valley mountains
     """.split()
 )
 

@@ -64,6 +64,15 @@ _EMAIL_AFTER = re.compile(r"\s*<[^<>\s@]+@[^<>\s]+>")
 _DETERMINER_BEFORE = re.compile(r"(?<![\w'’])(?:the|a|an|my|our|your|their|this|that|these|those)[ \t]+$",
                                 re.IGNORECASE)
 _PREVIOUS_WORD = re.compile(r"(?<![\w'’-])([^\W\d_]+)[ \t]+$")
+# A band's or a boat's name right after the noun ("my band Velvet Static", "the yacht Sea Breeze"),
+# and a place's after "called" or "named" ("a pub called Mary Rose"). Other nouns stay out: "the team
+# Anna Weber leads" names a person.
+_GROUP_NOUN_BEFORE = re.compile(
+    r"(?<![\w'’-])(?:(?:band|bands|choir|orchestra|duo|trio|quartet|boat|yacht|ship)[ \t]+"
+    r"(?:(?:called|named)[ \t]+)?|(?:pub|bar|restaurant|café|cafe|hotel|venue|club|shop|bakery|brewery|"
+    r"winery|cottage|farm|house|village|town|street)[ \t]+(?:called|named)[ \t]+)$",
+    re.IGNORECASE,
+)
 # Tech words that are also everyday verbs say nothing about what follows ("Make Anna Weber owner").
 _BRANDS = (lexicon.TECH_WORDS | lexicon.MAKERS) - frozenset(
     "make run serve route render fetch express apply remix cluster pipeline actions functions cloud "
@@ -236,6 +245,7 @@ def _not_a_private_person(scan: Scan, run: list[_Word], core: list[_Word]) -> bo
 
     - two or more of its words, in order, are a phrase of public_names ("Ed Sheeran", "Iron Man");
     - an article or possessive right before it ("the Lean Startup", "our German Shepherd");
+    - a noun for a group or a place right before it ("my band Velvet Static", "a pub called Red Lion");
     - a brand right before it ("Adobe Acrobat Reader");
     - a noun right after it that people put after works, stars and breeds ("Harry Potter books",
       "Frank Ocean album", "Border Collie puppy");
@@ -248,6 +258,9 @@ def _not_a_private_person(scan: Scan, run: list[_Word], core: list[_Word]) -> bo
             return True
     before = scan.line_before(run[0].start, 40)
     if _DETERMINER_BEFORE.search(before):
+        return True
+    # Unless its words are a known first name and a known surname ("the band Anna Weber founded").
+    if _GROUP_NOUN_BEFORE.search(before) and not (core[0].first and core[-1].last):
         return True
     previous = _PREVIOUS_WORD.search(before)
     if previous and previous.group(1)[0].isupper() and previous.group(1).casefold() in _BRANDS:

@@ -239,6 +239,10 @@ def test_one_function_redacts_a_free_text_value_and_reports_where():
     "Memorial Day weekend was quiet, then Independence Day fireworks.",
     "Merry Christmas! Back at work on Boxing Day.",
     "We binged Paul Hollywood judging bread all night.",
+    # a band or a boat named right after the noun, a house or a hotel by its last word
+    "My band Velvet Static has a gig on Friday.",
+    "We stayed at Trelawney House in Cornwall, lovely place.",
+    "Dinner at Harbour Hotel, then the Grand Café.",
 ])
 def test_public_names_works_breeds_and_products_are_not_private_names(text):
     assert redact_text(text).findings == ()
@@ -260,6 +264,10 @@ def test_a_name_never_runs_across_a_sentence_boundary(text, names):
     ("Harry Lindqvist wrote the migration while reading Harry Potter.", "Harry Lindqvist"),
     ("Merry Christmas, Alan Hurst!", "Alan Hurst"),
     ("Merry Christmas Dana Whitfield, see you on Boxing Day.", "Dana Whitfield"),
+    # a noun for a band or a team before a first name and a surname does not make them a band
+    ("The band Anna Weber founded plays tonight.", "Anna Weber"),
+    ("The team Anna Weber leads is late.", "Anna Weber"),
+    ("Dinner with Anna Hall at the hotel.", "Anna Hall"),
 ])
 def test_private_names_that_share_a_word_with_public_ones_are_still_redacted(text, name):
     assert redacted_values(text) == [("name", name)]
