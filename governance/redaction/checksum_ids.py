@@ -43,6 +43,12 @@ class Scheme:
 
 SCHEMES: tuple[Scheme, ...] = (
     Scheme("iban", r"[A-Z]{2}\d{2}(?: ?[A-Z0-9]{1,4}){3,8}", "stdnum.iban", grouped=True),
+    # Written other ways: groups joined by hyphens ("CH92-0023-0081-…"), a space after the country
+    # ("IT 38 T 02008 01600 …"), groups longer than four, or all in lower case ("nl35ingb00…").
+    # Only the mod-97 check decides, so the looser shape costs no look-alike.
+    Scheme("iban_loose",
+           r"[A-Z]{2}[ -]?\d{2}(?:[ -]?[A-Z0-9]{1,12}){1,8}|[a-z]{2}\d{2}[a-z]{4}[a-z0-9]{6,26}",
+           "stdnum.iban", grouped=True),
     Scheme("eu_vat", rf"(?:{_EU_PREFIXES})[ -]?[0-9A-Z](?:[ .-]?[0-9A-Z]){{7,13}}", "stdnum.eu.vat",
            grouped=True),
     Scheme("ch_uid", r"CHE[ -.]?\d{3}\.\d{3}\.\d{3}", "stdnum.ch.uid"),
@@ -88,12 +94,16 @@ _BOUNDARY_AFTER = r"(?![\w/-]|\.\w)"
 _PATTERN = re.compile(
     "|".join(rf"{_BOUNDARY_BEFORE}(?P<{s.name}>{s.pattern}){_BOUNDARY_AFTER}" for s in SCHEMES)
 )
+# The loose IBAN shape on its own: the alternation above gives a start to the first shape that fits.
+_IBAN_LOOSE = re.compile(
+    rf"{_BOUNDARY_BEFORE}(?:{next(s.pattern for s in SCHEMES if s.name == 'iban_loose')}){_BOUNDARY_AFTER}"
+)
 # Where a scheme can start: a capital or a digit at a token's start. Matching the schemes only
 # there is several times faster than searching the text with their alternation.
 # Every scheme starts with at most six capitals and then a digit ("RSSMRA85…", "CHE-123…").
-_START = re.compile(r"(?<![\w./-])(?=[A-Z]{0,6}[ .-]?\d)[A-Z0-9]")
+_START = re.compile(r"(?<![\w./-])(?=[A-Z]{0,6}[ .-]?\d|[a-z]{2}\d{2}[a-z]{4}\d)[A-Za-z0-9]")
 # Where a scheme could start at all: a digit run of 6+ or a capital followed by digits soon.
-_CHEAP = re.compile(r"\d{6}|[A-Z]{1,6} ?\d{2}|\d{2,3}[.-]\d|\d{4}[ -]\d{4}")
+_CHEAP = re.compile(r"\d{6}|[A-Z]{1,6} ?\d{2}|\d{2,3}[.-]\d|\d{4}[ -]\d{4}|[a-z]{2}\d{2}[a-z]{4}\d")
 _OTHER_NUMBER_BEFORE = re.compile(
     r"\b(?:orders?|invoices?|inv|isbn(?:-1[03])?|issn|ean|upc|gtin|sku|serial|s/n|sn|tracking|parcel|"
     r"shipment|part|model|build|version|release|ticket|case|receipt|transaction|batch|lot|patent|doi|"
@@ -126,12 +136,21 @@ _PAYMENT_WORD = re.compile(
 )
 
 
+# A New Zealand bank account's print form (bank, branch, account, suffix: "12-3140-0571926-00"). Its
+# check digit proves it; typed with a slip it is still an account when the line speaks of paying.
+_NZ_ACCOUNT = re.compile(r"(?<![\w./-])\d{2}-\d{4}-\d{7}-\d{2,3}(?![\w/-])")
+
+
 def find(scan: Scan) -> Iterator[Candidate]:
     text = scan.text
     for pair in _UK_BANK_PAIR.finditer(text):
         if pair.group("sep") or _PAYMENT_WORD.search(text, max(0, pair.start() - 80), pair.start()):
             yield Candidate("id", *pair.span("sort"), "uk_bank_pair", PRIORITY)
             yield Candidate("id", *pair.span("account"), "uk_bank_pair", PRIORITY)
+    if "-" in text:
+        for account in _NZ_ACCOUNT.finditer(text):
+            if _PAYMENT_WORD.search(text, max(0, account.start() - 80), account.start()):
+                yield Candidate("id", *account.span(), "nz_bank_account", PRIORITY)
     if "<<" in text:
         for line in _MRZ_LINE.finditer(text):
             if _mrz_check(line.group("number")) == int(line.group("check")):
@@ -139,9 +158,16 @@ def find(scan: Scan) -> Iterator[Candidate]:
     if not _CHEAP.search(text):
         return
     for start in _START.finditer(text):
-        match = _PATTERN.match(text, start.start())
-        if not match:
-            continue
+        found = _at(scan, start.start())
+        if found is not None:
+            yield found
+
+
+def _at(scan: Scan, position: int) -> Candidate | None:
+    """The identifier with valid check digits that starts at `position`, if any."""
+    text = scan.text
+    matches = [_PATTERN.match(text, position), _IBAN_LOOSE.match(text, position)]
+    for match in filter(None, matches):
         # The alternation stops at the first scheme whose shape fits; others may fit the same
         # text ("131052-3084" is a Swedish or a Finnish number), so each is tried in turn.
         for scheme in _SCHEMES_BY_SHAPE:
@@ -149,10 +175,10 @@ def find(scan: Scan) -> Iterator[Candidate]:
                 continue
             span = _valid_span(scheme.scheme, text, match.start(), match.end())
             if span and scheme.name == "payment_card" and _test_card(scan, *span):
-                break
+                return None
             if span and not _OTHER_NUMBER_BEFORE.search(text, max(0, span[0] - 40), span[0]):
-                yield Candidate("id", *span, scheme.name, PRIORITY)
-                break
+                return Candidate("id", *span, scheme.name, PRIORITY)
+    return None
 
 
 def _test_card(scan: Scan, start: int, end: int) -> bool:

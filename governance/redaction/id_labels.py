@@ -68,7 +68,9 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"cédula(?:[ \t_-]+de[ \t_-]+(?:identidad|ciudadanía))?|cedula|(?-i:CPF|RG)|curp|",
         r"codice[ \t_-]+fiscale|c\.f\.|carta[ \t_-]+d['’]identità|"
         r"(?:numero[ \t_-]+(?:di[ \t_-]+)?)?previdenza[ \t_-]+sociale|",
-        r"pesel|dowód(?:[ \t_-]+osobisty)?|numer[ \t_-]+dowodu(?:[ \t_-]+osobistego)?|",
+        r"pesel|dowód(?:[ \t_-]+osobisty)?|"
+        r"(?:seria[ \t_-]+i[ \t_-]+)?(?:numer|nr\.?)[ \t_-]+dowodu(?:[ \t_-]+osobistego)?|"
+        r"dowodu[ \t_-]+osobistego|",
         r"personnummer|personnr\.?|person-?nummer|fødselsnummer|fodselsnummer|cpr(?:-?(?:nummer|nr\.?))?|",
         r"henkilötunnus|hetu|isikukood|asmens[ \t_-]+kodas|personas[ \t_-]+kods|",
         r"rodné[ \t_-]+číslo|rodne[ \t_-]+cislo|",
@@ -91,7 +93,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"documento[ \t_-]+de[ \t_-]+identificaci[oó]n|identificaci[oó]n[ \t_-]+(?:nacional|personal)|",
         r"tessera[ \t_-]+sanitaria|identiteitskaart|identiteitsbewijs|id-?kaart|",
         r"občansk[ýého]+[ \t_-]+průkaz[u]?|číslo[ \t_-]+op|személyi[ \t_-]+szám|személyazonosító|",
-        r"αριθμός[ \t_-]+ταυτότητας|ταυτότητα|(?-i:ΑΜΚΑ|ΑΔΤ)|ЕГН|ЈМБГ|",
+        r"αριθμός[ \t_-]+ταυτότητας|ταυτότητα|αμκα|(?-i:ΑΔΤ)|ЕГН|ЈМБГ|",
         r"thẻ[ \t_-]+căn[ \t_-]+cước|căn[ \t_-]+cước(?:[ \t_-]+công[ \t_-]+dân)?|(?-i:CCCD|CMND)|",
         r"iqama|الرقم[ \t_-]+(?:القومي|الوطني|المدني)|إقامة|आधार(?:[ \t_-]+संख्या)?|",
         rf"national[ \t_-]+registration(?:{_N})?|(?-i:BVN|TCKN)|",
@@ -99,7 +101,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"کد[ \t_-]+ملی|شماره[ \t_-]+ملی|شناختی[ \t_-]+کارڈ|kitambulisho|(?-i:FİN|ЖСН)|პირადი[ \t_-]+ნომერი|"
         r"(?-i:C[I])(?=[ \t]*:?[ \t]*\d{6,8}(?![\d#-]))|(?:n[°º]|número)[ \t_-]+de[ \t_-]+(?:[c]i|c\.i\.)|",
         r"(?:unique[ \t_-]+)?identification[ \t_-]+(?:number|no\.?)|id[ \t_-]*#|",
-        r"(?-i:NI)(?=[ \t]*[:#])|s\.s\.n\.?|d\.n\.i\.?|c\.p\.f\.?|n\.i\.e\.?|n\.i\.n\.?(?=[ \t]*[:#])|",
+        r"(?-i:NI)(?=[ \t]*[:#])|s\.s\.n\.?|s\.i\.n\.(?=[ \t]*[:#(]|[ \t]+\d)|"
+        r"d\.n\.i\.?|c\.p\.f\.?|n\.i\.e\.?|n\.i\.n\.?(?=[ \t]*[:#])|",
         r"cart[ãa]o[ \t_-]+(?:de[ \t_-]+)?cidad[ãa]o|bilhete[ \t_-]+de[ \t_-]+identidade|",
         r"(?:numéro|n[°º]|no\.?)[ \t_-]+de[ \t_-]+sécu|"
         r"(?:south[ \t_-]+african|sa)[ \t_-]+id(?:entity)?(?:[ \t_-]+number)?",
@@ -179,6 +182,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         rf"{_NESTED_N})|"
         rf"member(?:ship)?(?:{_N}|{_NESTED_N})|subscriber(?:{_N})|",
         rf"polic(?:y|ies)(?:{_N}|{_NESTED_N})|insurance(?:{_N})|contract(?:{_N})|patient(?:{_N})|",
+        r"patienten-?(?:nummer|nr\.?|id)|",
         r"miles[ \t]*&[ \t]*more(?:[ \t_-]+(?:number|no\.?|card))?|bahncard(?:-?nummer)?|"
         r"payback(?:-?nummer)?|"
         r"kunden-?id|identifiant[ \t_-]+client|(?:n[°º]|no\.?|numéro)[ \t_-]+(?:d['’])?abonné|vertragskonto|",
@@ -192,14 +196,15 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?:número|n[º°.]?|no\.?)[ \t_-]+de[ \t_-]+(?:cliente|contrato|póliza|poliza|socio|afiliado)|",
         r"(?:numero|codice|n\.)[ \t_-]+(?:di[ \t_-]+)?(?:cliente|contratto|polizza|socio|tessera)|",
         r"klant-?(?:nummer|nr\.?)|contract-?nummer|polis-?nummer|lid-?nummer|",
-        r"numer[ \t_-]+(?:klienta|umowy|polisy|członkowski)|kund-?nummer|kunde-?nummer|avtalsnummer|"
+        r"(?:numer|nr\.?)[ \t_-]+(?:klienta|umowy|polisy|członkowski)|kund-?nummer|kunde-?nummer|"
+        r"avtalsnummer|"
         r"asiakasnumero|",
         r"cust\.?(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number|num\.?|id|ref))|cust(?:omer)?[ \t_-]*(?:ref|acct)|",
         r"mbr(?:[ \t]*#|[ \t_-]+(?:no\.?|number|id))|pol\.?(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number))|",
         r"client[ \t_-]+(?:ref|reference|code)|ref\.?[ \t_-]+(?:cliente|client)|"
         r"polic[ye](?=[ \t]*[:#]?[ \t]*(?:[A-Z]{1,3}-?)?\d{6})|police[ \t_-]*(?:nr\.?|nummer)|"
         r"vertrag(?=[ \t:#]+\d{6})|kd\.?-?nr\.?|vers\.?-?nr\.?|(?-i:VSNR)|relatienummer|",
-        r"(?:código|cod\.?|n[º°])[ \t_-]+(?:de[ \t_-]+)?cliente|"
+        r"(?:código|cod\.?|n[º°])[ \t_-]+(?:d[eoa][ \t_-]+)?cliente|"
         r"číslo[ \t_-]+zákazníka|zákaznické[ \t_-]+číslo|ügyfél(?:szám(?:om|od|a|unk|uk)?|azonosító)|"
         r"номер[ \t_-]+договора|"
         r"müşteri[ \t_-]+(?:numaras[ıi]|numaram|no)|номер[ \t_-]+клиента|mã[ \t_-]+khách[ \t_-]+hàng|"
@@ -289,7 +294,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         rf"(?-i:BLZ|БИК|BIK)|бик|blz{_THEN_VALUE}|bankleitzahl|clearing-?(?:nummer|nr\.?|number|no\.?)|"
         r"clearingnummer|"
         r"reg\.?[ \t_-]*nr\.?|",
-        r"agência|ag\.|sucursal|branch[ \t_-]+(?:code|number|no\.?)",
+        r"agência|ag\.|sucursal|branch[ \t_-]+(?:code|number|no\.?)|(?-i:ABI|CAB)(?=[ \t:#]*\d{5}(?!\d))",
     ),
 }
 
@@ -315,6 +320,7 @@ CJK_LABELS: dict[str, str] = {
         r"会員番号|顧客番号|お客様番号|契約番号|证券号|保单号|客户号|客户编号|会员号|고객번호|회원번호|계약번호|"
         r"หมายเลขลูกค้า|รหัสลูกค้า|契約者番号|お客さま番号|用户编号|客戶編號|会员编号|會員編號"
     ),
+    "routing_code": r"支店番号|支店コード|店番",
     "account_number": (
         r"口座番号|账号|帐号|银行账号|账户号码|银行卡号|卡号|帳號|계좌번호|계좌|普通預金|当座預金|普通|当座|เลขที่บัญชี|เลขบัญชี"
     ),
@@ -330,7 +336,7 @@ CJK_LABEL = re.compile(
 #: A label at a word start; group names say the subkind. Longer spellings come first within a
 #: subkind, and regex alternation takes the first that matches, so e.g. "passport number" is read
 #: whole. An underscore may join it to other words, as in keys ("customer_number", "iban_de").
-LABEL = re.compile(rf"(?<![^\W_])(?<![/-])(?:{_ALTERNATIVES})(?![^\W_])", re.IGNORECASE)
+LABEL = re.compile(rf"(?<![^\W_])(?<![/\-–])(?:{_ALTERNATIVES})(?![^\W_]|[–])", re.IGNORECASE)
 
 
 # The words that can start an alternative of LABELS: at a fragment's start or after "|", "(?:",

@@ -156,6 +156,12 @@ _ROUTING_REACH = 150
 # it, before the label), this many characters at most.
 _FAR_REACH = 100
 _FAR_WORDS = 12
+# A label whose sentence ends without a number: its value may open the next one (a question
+# answered, a sentence about where the number is written), this far and this many words in.
+_NEXT_REACH = 120
+# How far after a labelled document number another of its exact shape is taken for one.
+_SAME_DOCUMENT_REACH = 240
+_NEXT_WORDS = 16
 # Words that name another kind of number right before a value ("order 12345678").
 _OTHER_NUMBER_BEFORE = re.compile(
     r"\b(?:orders?|invoices?|inv|isbn|sku|serial|tracking|parcel|shipment|part|model|build|version|"
@@ -235,6 +241,13 @@ def _value(text: str, label: re.Match[str], subkind: str) -> tuple[int, int, boo
         if _is_strong(text, *far, subkind, weak=_weak(name)) and _is_identifier(
                 text, far[0], far[1], subkind, fillers=1, label=name):
             return far[0], far[1], True
+    if not _weak(name):
+        following = _next_sentence(text, label.end())
+        # _is_unmistakable asks more of the value than a filler word would (six digits).
+        if following is not None and not _after_another_label(text, following[0]) and _is_unmistakable(
+                text, *following, subkind) and _is_identifier(
+                text, following[0], following[1], subkind, label=name):
+            return following[0], following[1], True
     return None
 
 
@@ -284,7 +297,9 @@ def _value_after(text: str, position: int) -> tuple[int, int, int] | None:
             continue
         # One word may stand between the label and the line break when the next line names the
         # number ("Passport details\nNo.: X1234567").
-        if not crossed and (not fillers or (fillers == 1 and _NUMBER_KEY_NEXT.match(text, position))):
+        # So may words that end in a colon ("the checking account below:\n\n4402 1183 9076").
+        if not crossed and (not fillers or (fillers == 1 and _NUMBER_KEY_NEXT.match(text, position))
+                            or text[:position].rstrip(" \t").endswith(":")):
             line_break = _LINE_BREAK.match(text, position)
             if line_break:
                 position, crossed = line_break.end(), True
@@ -357,7 +372,10 @@ def _is_identifier(
         return False
     # Identity numbers written with thousands dots ("Cédula No. 1.020.304.050", "DNI 12.345.678")
     # have the shape of an amount or a version; after an identity or tax label they are neither.
-    dotted_id = subkind in ("national_id", "tax_number") and _DOTTED.fullmatch(value)
+    # Customer and account numbers are written so too ("Kundennummer 78.563.950"), right after their label.
+    dotted_id = (subkind in ("national_id", "tax_number")
+                 or (subkind in ("customer_number", "account_number") and not fillers and not _weak(label))
+                 ) and _DOTTED.fullmatch(value)
     # A branch code next to an account may read like a year ("agência 1981, conta 71637-7").
     if _YEAR.fullmatch(value) and subkind != "routing_code":
         return False
@@ -429,6 +447,46 @@ def _far_before(text: str, position: int) -> tuple[int, int] | None:
     return first.start(), token.end()
 
 
+def _next_sentence(text: str, position: int) -> tuple[int, int] | None:
+    """The first number of the sentence after the label's, when the label's sentence holds no digit
+    ("… wollen die Ausweisnummer. Die steht oben rechts, bei mir LKX4R7M19", "which one be NIN
+    again? Na 48213907516 dey my slip")."""
+    stop = _SENTENCE_END.search(text, position)
+    if stop is None or text[stop.start()] == "\n" or any(ch.isdigit() for ch in text[position:stop.start()]):
+        return None
+    if stop.start() - position > _FAR_REACH:
+        return None
+    end_of_next = _SENTENCE_END.search(text, stop.end())
+    limit = min(end_of_next.start() if end_of_next else len(text), stop.end() + _NEXT_REACH)
+    for token in _TOKEN.finditer(text, stop.end(), limit):
+        if not any(ch.isdigit() for ch in token.group()):
+            continue
+        between = text[stop.end():token.start()]
+        words = _WORD.findall(between)
+        if len(words) > _NEXT_WORDS or "[" in between or any(w.lower() in _NOT_BETWEEN for w in words):
+            return None
+        if token.start() > 0 and text[token.start() - 1] in "-/_.":
+            return None
+        end = token.end()
+        while group := _GROUP.match(text, end):
+            end = group.end()
+        return token.start(), end
+    return None
+
+
+def _is_unmistakable(text: str, start: int, end: int, subkind: str) -> bool:
+    """A value that reads as an identifier a sentence away from its label: eight digits or more, or
+    a document number of capitals and digits, not right after a word naming another number."""
+    value = text[start:end]
+    digits = sum(ch.isdigit() for ch in value)
+    letters = sum(ch.isalpha() for ch in value)
+    document = (subkind in ("passport", "national_id") and digits >= 3 and letters
+                and value.upper() == value and digits + letters >= 8)
+    if digits < 8 and not document:
+        return False
+    return not _OTHER_NUMBER_BEFORE.search(text, max(0, start - 30), start)
+
+
 _ANSWER = re.compile(
     r"[ \t]*(?:(?:i[ \t]+)?think[ \t]+)?(?:it['’]?s|it[ \t]+(?:is|was)|that['’]?s|that[ \t]+(?:is|was)|"
     r"es|c['’]est|ist|è|é)[ \t]",
@@ -476,6 +534,10 @@ def _same_shape_later(text: str, start: int, end: int) -> Iterator[tuple[int, in
         return
     stop = _LIST_END.search(text, end)
     limit = min(stop.start() if stop else len(text), end + 120)
+    # Capitals and digits in one exact shape ("PA8297926" … "PA3439332" on the next line) are
+    # another document of the same kind anywhere near, not only in the same sentence.
+    if any(ch.isalpha() for ch in value) and len(value) >= 8:
+        limit = min(len(text), end + _SAME_DOCUMENT_REACH)
     shape = _shape(value)
     for token in _TOKEN.finditer(text, end, limit):
         other_end = token.end()

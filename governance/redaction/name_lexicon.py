@@ -71,7 +71,7 @@ NEVER_NAME_WORDS = frozenset(
     readme changelog roadmap sprint standup retro postmortem incident
     house manor cottage lodge hotel inn motel hostel abbey chapel cathedral museum gallery theatre theater
     cafe café pub bistro restaurant brasserie studio studios centre center stadium arena station airport
-    harbour harbor beach bay island islands valley mountains
+    harbour harbor beach bay island islands valley mountains gare bahnhof estación stazione
     """.split()
 )
 

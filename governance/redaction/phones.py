@@ -92,6 +92,9 @@ _OTHER_NUMBER_BEFORE = re.compile(
     r"(?:[ \t_-]*(?:number|no\.?|nr\.?|num|id|code|#))?[\"']?[ \t]*(?:is|was|:|#|=)?[ \t]*[\"']?$",
     re.IGNORECASE,
 )
+# Groups of a code before the digit run ("Tracking: 1Z 4F7 83W 03 9184 2270"): the word naming the
+# number stands before them.
+_CODE_GROUPS_BEFORE = re.compile(r"(?:[A-Z0-9]*\d[A-Z0-9]*[ \t]+)+$")
 _OTHER_NUMBER_WORD = re.compile(rf"\b(?:{_OTHER_NUMBER_WORDS})\b", re.IGNORECASE)
 # The clause after a number, up to a sentence's end: "+44 7700 900123 is the on-call phone".
 _CLAUSE_AFTER = re.compile(r"[^.;!?]*")
@@ -122,7 +125,9 @@ def find(scan: Scan) -> Iterator[Candidate]:
         before = scan.line_before(window.start(), 40)
         if (_GLUED_BEFORE.search(before) or _GLUED_AFTER.match(text, window.end())
                 or _DATE_FIRST.match(raw) or _PAIRS.fullmatch(raw)
-                or _OTHER_NUMBER_BEFORE.search(before) or _MATH_BEFORE.search(before)
+                or _OTHER_NUMBER_BEFORE.search(before)
+                or _OTHER_NUMBER_BEFORE.search(_CODE_GROUPS_BEFORE.sub("", before))
+                or _MATH_BEFORE.search(before)
                 or _MATH_AFTER.match(text, window.end())):
             continue
         # A phone word in the same clause after the number counts like one before it.

@@ -739,3 +739,106 @@ def test_a_table_after_a_caption_and_a_dash_or_a_leading_word():
 def test_a_label_and_its_value_apart_by_several_spaces():
     assert ids_in("Numéro de client  021659871") == ["021659871"]
     assert ids_in("Numéro de passeport   61JZ96308 (délivré à Lyon).") == ["61JZ96308"]
+
+
+# --- fourth round: shapes behind the misses of a fourth tuning set -------------------------------
+
+@pytest.mark.parametrize(("text", "value"), [
+    # the label's sentence ends without a number; the value opens the next one
+    ("Sie wollen meine Ausweisnummer. Sie steht unten links auf der Karte: T22000129.", "T22000129"),
+    ("which one is the NIN again? I see 73918264015 on my slip.", "73918264015"),
+    ("Ho il numero del passaporto? Il mio è YB1234567, scade nel 2030.", "YB1234567"),
+])
+def test_a_label_whose_sentence_ends_without_a_number_reaches_into_the_next(text, value):
+    assert ids_in(text) == [value]
+
+
+@pytest.mark.parametrize("text", [
+    # a short number, another kind of number, or a weak label: the next sentence is not read
+    "What is your passport number? I was born in 1987.",
+    "Please confirm the account. Order 12345678 ships tomorrow.",
+    "Which savings plan? Mine started with 25000000 in 2019 money.",
+])
+def test_the_next_sentence_needs_an_unmistakable_value(text):
+    assert ids_in(text) == []
+
+
+def test_words_ending_in_a_colon_may_stand_between_a_label_and_a_value_on_a_later_line():
+    text = "Refund to the savings account below:\n\n5521 0093 7714\n\nThanks!"
+
+    assert ids_in(text) == ["5521 0093 7714"]
+
+
+def test_another_document_number_of_the_same_shape_on_a_later_line():
+    text = "Passport no. PB7710234 for me. My daughter's is below:\nPB7710299"
+
+    assert ids_in(text) == ["PB7710234", "PB7710299"]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Kundennummer 81.552.907 – bitte Abo kündigen.", "81.552.907"),
+    ("Codice cliente: 4.421.009\nRichiesta: voltura", "4.421.009"),
+])
+def test_customer_numbers_written_with_thousands_dots_right_after_their_label(text, value):
+    assert ids_in(text) == [value]
+
+
+def test_a_dotted_amount_after_a_weak_account_word_stays():
+    assert ids_in("Konto 1.250.000 Umsatz im Jahr") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    # IBANs written with hyphens, a space after the country, long groups, or in lower case
+    ("Bitte an CH56-0483-5012-3456-7800-9 überweisen.", "CH56-0483-5012-3456-7800-9"),
+    ("l'iban è IT 60 X 05428 11101 000000123456 grazie", "IT 60 X 05428 11101 000000123456"),
+    ("stuur naar nl91abna0417164300 ovv etentje", "nl91abna0417164300"),
+])
+def test_ibans_written_loosely_count_when_their_check_digits_validate(text, value):
+    assert ids_in(text) == [value]
+
+
+def test_a_loose_iban_shape_with_wrong_check_digits_is_left_alone():
+    assert ids_in("stuur naar nl91abna0417164301 ovv etentje") == []
+    assert ids_in("build CH56-0483-5012-3456-7800-8 failed") == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("My S.I.N. (527-183-941) is on the form.", "527-183-941"),
+    ("ο αμκα μου είναι 01018012345 για το ραντεβού", "01018012345"),
+    ("seria i nr dowodu osobistego: ABA300000", "ABA300000"),
+    ("Código do cliente: 000512377-1", "000512377-1"),
+    ("nr polisy 9200114488 – szkoda", "9200114488"),
+    ("Patientennummer 7712093 – Termin bitte vormittags.", "7712093"),
+])
+def test_labels_added_in_the_fourth_round(text, value):
+    assert ids_in(text) == [value]
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    # numeric bank and branch codes next to an account are part of it
+    ("Estremi: ABI 03069, CAB 01624, c/c n. 000010372856.", ["03069", "01624", "000010372856"]),
+    ("口座番号 普通 1234567（支店番号 210）", ["1234567", "210"]),
+])
+def test_bank_and_branch_codes_next_to_an_account(text, values):
+    assert sorted(ids_in(text)) == sorted(values)
+
+
+def test_an_abi_code_alone_names_a_bank_not_a_person():
+    assert ids_in("ABI 03069 is Intesa Sanpaolo's bank code.") == []
+
+
+def test_a_new_zealand_account_typed_with_a_slip_counts_next_to_a_payment_word():
+    assert ids_in("can you pay the koha to 12-3140-0571926-00? thanks") == ["12-3140-0571926-00"]
+    assert ids_in("part 12-3140-0571926-00 is out of stock") == []
+
+
+@pytest.mark.parametrize("text", [
+    # an airport code that is also a label, inside a route
+    "QF1 SYD–SIN–LHR, aircraft A380-800, block time 23h 55m",
+    # groups of a tracking code before a run that would read as a phone
+    "Tracking: 1Z 4F7 83W 03 9184 2270. Expected Thursday.",
+    # a station's name
+    "TGV 6201 Paris Gare de Lyon 07:56 → Marseille 11:14, voiture 12.",
+])
+def test_fourth_round_look_alikes_are_left_alone(text):
+    assert redact_text(text).findings == ()
