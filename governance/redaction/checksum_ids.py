@@ -47,7 +47,7 @@ SCHEMES: tuple[Scheme, ...] = (
     # ("IT 38 T 02008 01600 …"), groups longer than four, or all in lower case ("nl35ingb00…").
     # Only the mod-97 check decides, so the looser shape costs no look-alike.
     Scheme("iban_loose",
-           r"[A-Z]{2}[ -]?\d{2}(?:[ -]?[A-Z0-9]{1,12}){1,8}|[a-z]{2}\d{2}[a-z]{4}[a-z0-9]{6,26}",
+           r"[A-Z]{2}[ -]?\d{2}(?:[ .-]?[A-Z0-9]{1,12}){1,8}|[a-z]{2}\d{2}[a-z]{4}[a-z0-9]{6,26}",
            "stdnum.iban", grouped=True),
     Scheme("eu_vat", rf"(?:{_EU_PREFIXES})[ -]?[0-9A-Z](?:[ .-]?[0-9A-Z]){{7,13}}", "stdnum.eu.vat",
            grouped=True),
@@ -141,8 +141,17 @@ _PAYMENT_WORD = re.compile(
 _NZ_ACCOUNT = re.compile(r"(?<![\w./-])\d{2}-\d{4}-\d{7}-\d{2,3}(?![\w/-])")
 
 
+# The MICR line printed on a US cheque: the routing number between transit symbols, then the
+# account number before the on-us symbol ("⑆071900320⑆ 209381746⑈ 1187").
+_MICR = re.compile(r"⑆(?P<routing>\d{9})⑆[ \t]*(?P<account>\d[\d -]{3,18}\d)[ \t]*⑈")
+
+
 def find(scan: Scan) -> Iterator[Candidate]:
     text = scan.text
+    if "⑆" in text:
+        for line in _MICR.finditer(text):
+            yield Candidate("id", *line.span("routing"), "micr_line", PRIORITY)
+            yield Candidate("id", *line.span("account"), "micr_line", PRIORITY)
     for pair in _UK_BANK_PAIR.finditer(text):
         if pair.group("sep") or _PAYMENT_WORD.search(text, max(0, pair.start() - 80), pair.start()):
             yield Candidate("id", *pair.span("sort"), "uk_bank_pair", PRIORITY)

@@ -52,7 +52,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         rf"(?:identity|travel|id)?[ \t_]?doc(?:ument)?(?:{_N})|",
         r"rijksregister(?:nummer)?|(?:numéro[ \t_-]+de[ \t_-]+)?registre[ \t_-]+national|",
         r"numéro[ \t_-]+d['’]inscription(?:[ \t_-]+au[ \t_-]+répertoire)?|",
-        rf"personal[ \t_-]+(?:id(?:entification)?|identity)(?:{_N})?|personal[ \t_-]+(?:number|code)|",
+        rf"personal[ \t_-]+(?:id(?:entification)?|identity)(?:{_N})?|personal[ \t_-]+(?:number|code|no\.?)|",
         rf"driver['’]?s?[ \t_-]+licen[cs]e(?:{_N})?|führerschein(?:-?(?:nummer|nr\.?))?|"
         r"permis[ \t_-]+de[ \t_-]+conduire|adóazonosító(?:[ \t_-]+jel)?|személyi[ \t_-]+igazolvány|"
         r"(?-i:TAJ)(?:-?szám)?|رقم[ \t_-]+(?:الهوية|جواز[ \t_-]+السفر|الحساب)|الهوية|"
@@ -80,7 +80,9 @@ LABELS: dict[str, tuple[str, ...]] = {
         rf"medicare(?:{_N})?|nhs(?:{_N})|health[ \t_-]+(?:insurance|card)(?:{_N})|",
         rf"kranken-?versicher(?:ten|ungs)-?(?:nummer|nr\.?)|(?-i:PPSN?)(?:{_N})?|(?-i:RRN)|"
         rf"resident[ \t_-]+registration(?:{_N})?|",
-        r"(?:מספר[ \t_-]+)?(?:תעודת[ \t_-]+זהות|זהות)|ת\.ז\.?|(?-i:My[ \t]?Number)|kennitala|(?-i:SNILS)|"
+        r"(?:מספר[ \t_-]+)?(?:תעודת[ \t_-]+זהות|זהות)|ת\.ז\.?|(?-i:My[ \t]?Number)|kennitala[n]?|(?-i:SNILS)|"
+        r"(?-i:NAS)(?=[ \t]*[:.]?[ \t]*(?:(?:le|la)[ \t]+voici[ \t]*:?[ \t]*)?\d{3}[ ]?\d{3}[ ]?\d{3})|"
+        r"id-?nommer|серия[ \t]+и[ \t]+номер|(?:číslo|cislo)[ \t_-]+dokladu|"
         r"снилс|"
         rf"(?-i:NIK|KTP|CNIC|NIN)|sa[ \t_-]+id(?:{_N})?|id[ \t_-]+nummer|legitimatie|",
         rf"(?:dni|cpf|nir|cnp|egn|oib|nik|ktp|cnic|snils|rrn|ppsn|nino|curp|nric|hkid){_THEN_VALUE}|",
@@ -113,6 +115,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"(?-i:Pass)(?=[ \t_-]+[A-Z]{0,2}\d)|pass(?=[ \t]+[A-Z]{1,2}\d{6,8}(?![\w-]))|"
         r"(?:número[ \t_-]+de[ \t_-]+)?pasaporte|"
         r"(?:numero[ \t_-]+(?:di|del)[ \t_-]+)?passaporto|passaporte|",
+        r"paspoort-?nommer|passin[ \t_-]+numero(?:a|n)?|pass-?nummere?|pass\.[ \t]*(?:no\.?|nr\.?)|"
+        r"заграничн(?:ый|ого)(?:[ \t_-]+паспорта?)?|"
         r"(?:numer[ \t_-]+)?paszport(?:u)?|paspoort(?:nummer)?|passi|pasaport|(?:номер[ \t_-]+)?паспорта?|"
         r"διαβατήριο|διαβατηρίου|דרכון|جواز[ \t_-]+السفر|(?:شماره[ \t_-]+)?(?:گذرنامه|پاسپورت)|"
         r"পাসপোর্ট(?:[ \t_-]+নম্বর)?|paspor|pasport|pașaport|pas[ \t_-]*(?:nr\.?|nummer|no\.?)|passinumero|"
@@ -122,7 +126,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"პასპორტი|անձնագիր|пасош|пашпарт|fasfo|pasbort|પાસપોર્ટ|ਪਾਸਪੋਰਟ|పాస్‌పోర్ట్|கடவுச்சீட்டு|ፓስፖርት|",
         rf"travel[ \t_-]+document(?:{_N})?|",
         r"pass[ \t]+(?:nr\.?|no\.?|number)|загран(?:ичного[ \t_-]+)?паспорта?|",
-        r"ppt(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number|num\.?))|pp[ \t]*(?:#|no\.?|nr\.?|number)|",
+        r"ppt(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number|num\.?))|"
+        r"ppt(?=[ \t]+[A-Z]{1,2}\d{6,8}(?![\w-]))|pp[ \t]*(?:#|no\.?|nr\.?|number)|",
         r"cestovní[ \t_-]+pas|číslo[ \t_-]+pasu|útlevél(?:szám(?:om|od|a|unk|uk)?)?|pasaportë|pasoš|"
         r"putovnica|"
         r"paşaport|hộ[ \t_-]+chiếu|หนังสือเดินทาง|पासपोर्ट|جواز(?:[ \t_-]+سفر)?|護照",
@@ -183,7 +188,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         rf"member(?:ship)?(?:{_N}|{_NESTED_N})|subscriber(?:{_N})|",
         rf"polic(?:y|ies)(?:{_N}|{_NESTED_N})|insurance(?:{_N})|contract(?:{_N})|patient(?:{_N})|",
         r"patienten-?(?:nummer|nr\.?|id)|",
-        r"miles[ \t]*&[ \t]*more(?:[ \t_-]+(?:number|no\.?|card))?|bahncard(?:-?nummer)?|"
+        r"servicekarte(?:n-?nummer)?|miles[ \t]*&[ \t]*more(?:[ \t_-]+(?:number|no\.?|card))?|"
+        r"bahncard(?:-?nummer)?|"
         r"payback(?:-?nummer)?|"
         r"kunden-?id|identifiant[ \t_-]+client|(?:n[°º]|no\.?|numéro)[ \t_-]+(?:d['’])?abonné|vertragskonto|",
         rf"loyalty(?:[ \t_-]+card)?(?:{_N})?|frequent[ \t_-]+flyer(?:{_N})?|rewards?(?:{_N})|",
@@ -202,7 +208,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"cust\.?(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number|num\.?|id|ref))|cust(?:omer)?[ \t_-]*(?:ref|acct)|",
         r"mbr(?:[ \t]*#|[ \t_-]+(?:no\.?|number|id))|pol\.?(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number))|",
         r"client[ \t_-]+(?:ref|reference|code)|ref\.?[ \t_-]+(?:cliente|client)|"
-        r"polic[ye](?=[ \t]*[:#]?[ \t]*(?:[A-Z]{1,3}-?)?\d{6})|police[ \t_-]*(?:nr\.?|nummer)|"
+        r"polic[ye](?=[ \t]*[:#]?[ \t]*(?:[A-Z]{1,3}-?)?\d(?:[- ]?\d){5})|police[ \t_-]*(?:nr\.?|nummer)|"
         r"vertrag(?=[ \t:#]+\d{6})|kd\.?-?nr\.?|vers\.?-?nr\.?|(?-i:VSNR)|relatienummer|",
         r"(?:código|cod\.?|n[º°])[ \t_-]+(?:d[eoa][ \t_-]+)?cliente|"
         r"číslo[ \t_-]+zákazníka|zákaznické[ \t_-]+číslo|ügyfél(?:szám(?:om|od|a|unk|uk)?|azonosító)|"
@@ -294,7 +300,8 @@ LABELS: dict[str, tuple[str, ...]] = {
         rf"(?-i:BLZ|БИК|BIK)|бик|blz{_THEN_VALUE}|bankleitzahl|clearing-?(?:nummer|nr\.?|number|no\.?)|"
         r"clearingnummer|"
         r"reg\.?[ \t_-]*nr\.?|",
-        r"agência|ag\.|sucursal|branch[ \t_-]+(?:code|number|no\.?)|(?-i:ABI|CAB)(?=[ \t:#]*\d{5}(?!\d))",
+        r"agência|ag\.|sucursal|סניף|branch[ \t_-]+(?:code|number|no\.?)|"
+        r"(?-i:ABI|CAB)(?=[ \t:#]*\d{5}(?!\d))",
     ),
 }
 

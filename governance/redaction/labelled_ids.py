@@ -241,13 +241,23 @@ def _value(text: str, label: re.Match[str], subkind: str) -> tuple[int, int, boo
         if _is_strong(text, *far, subkind, weak=_weak(name)) and _is_identifier(
                 text, far[0], far[1], subkind, fillers=1, label=name):
             return far[0], far[1], True
-    if not _weak(name):
+    # An everyday label ("account") reaches the next sentence only from a question ("which account
+    # should the refund go to?").
+    weak = _weak(name)
+    if not weak or _QUESTION_AFTER.match(text, label.end()):
         following = _next_sentence(text, label.end())
+        # After an everyday label the answer must be written as a code, in groups ("027-493018-2"),
+        # not as a plain number that may be an amount ("which account? I paid 31926819").
+        if following is not None and weak and not _GROUPED.search(text, following[0], following[1]):
+            following = None
         # _is_unmistakable asks more of the value than a filler word would (six digits).
         if following is not None and not _after_another_label(text, following[0]) and _is_unmistakable(
                 text, *following, subkind) and _is_identifier(
                 text, following[0], following[1], subkind, label=name):
-            return following[0], following[1], True
+            # The answer to a question that named the number ("which account …?\nA: the DBS one,
+            # 027-493018-2") is that number even where it could be read as a phone.
+            asked = "?" in text[label.end():following[0]]
+            return following[0], following[1], not asked
     return None
 
 
@@ -268,6 +278,11 @@ def _labels(text: str) -> Iterator[re.Match[str]]:
     run_ends = [end for _, end in runs]
     one, two, three = LABEL_STARTS
     words = [(m.start(), m.group().lower()) for m in _WORD.finditer(text)]
+    # An elided article or preposition joined to the label ("d'Pass-Nummere", "l'IBAN"): the label
+    # starts after the apostrophe.
+    words += [(position + len(elided) + 1, rest) for position, word in words if "'" in word or "’" in word
+              for elided, rest in [re.split("['’]", word, maxsplit=1)] if len(elided) <= 2]
+    words.sort()
     last_end = 0
     for position, word in words:
         if position < last_end or not (word in one or word[:2] in two or word[:3] in three):
@@ -391,12 +406,20 @@ def _is_identifier(
     return not QUANTITY_AFTER.match(text, end)
 
 
+def _document_label(label: str) -> bool:
+    match = LABEL.fullmatch(label)
+    return match is not None and subkind_of(match) in ("passport", "national_id")
+
+
 def _weak(label: str) -> bool:
     return label.lower() in _WEAK_LABELS or bool(_WEAK_LABEL.fullmatch(label))
 
 
 def _lower_case_identifier(value: str, digits: int, label: str) -> bool:
     if value[-1] == "k" and not any(ch.islower() for ch in value[:-1]):
+        return True
+    # A passport or identity card typed in lower case: up to three letters, then digits ("pah903127").
+    if _document_label(label) and _LETTERS_THEN_DIGITS.fullmatch(value):
         return True
     if valid_format(value.upper()):  # "rssmra85t10a562s": a codice fiscale typed in lower case
         return True
@@ -447,6 +470,10 @@ def _far_before(text: str, position: int) -> tuple[int, int] | None:
     return first.start(), token.end()
 
 
+_GROUPED = re.compile(r"\d[ /-]\d")
+_QUESTION_AFTER = re.compile(r"[^.!?\n]{0,80}\?")
+
+
 def _next_sentence(text: str, position: int) -> tuple[int, int] | None:
     """The first number of the sentence after the label's, when the label's sentence holds no digit
     ("… wollen die Ausweisnummer. Die steht oben rechts, bei mir LKX4R7M19", "which one be NIN
@@ -482,7 +509,7 @@ def _is_unmistakable(text: str, start: int, end: int, subkind: str) -> bool:
     letters = sum(ch.isalpha() for ch in value)
     document = (subkind in ("passport", "national_id") and digits >= 3 and letters
                 and value.upper() == value and digits + letters >= 8)
-    if digits < 8 and not document:
+    if digits < 8 and not document and not valid_format(value.upper()):
         return False
     return not _OTHER_NUMBER_BEFORE.search(text, max(0, start - 30), start)
 

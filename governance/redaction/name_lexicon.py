@@ -72,6 +72,7 @@ NEVER_NAME_WORDS = frozenset(
     house manor cottage lodge hotel inn motel hostel abbey chapel cathedral museum gallery theatre theater
     cafe café pub bistro restaurant brasserie studio studios centre center stadium arena station airport
     harbour harbor beach bay island islands valley mountains gare bahnhof estación stazione
+    ciao hola hallo salut bonjour servus moin hej hoi olá ahoj cześć
     """.split()
 )
 

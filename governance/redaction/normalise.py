@@ -28,6 +28,10 @@ _INVISIBLE = frozenset(
 )
 # Hyphens NFKC leaves alone (U+2011 becomes U+2010) that a phone number or an address may use.
 _HYPHENS = str.maketrans({"\u2010": "-", "\u2012": "-", "\u2212": "-", "\ufe63": "-"})
+# Decimal digits of other scripts (Arabic-Indic, Persian, Devanagari, Bengali, Thai …): an
+# identifier written in them ("٢٩٢٠٨١٧٠١٠٤٥٧٣") is read as the ASCII digits it stands for.
+_OTHER_DIGITS = {ch: str(unicodedata.digit(ch)) for ch in map(chr, range(0x660, 0x1000))
+                 if unicodedata.category(ch) == "Nd"}
 # A run of characters that may need work: anything outside ASCII, with the ASCII character before
 # it, which a combining mark in the run may modify ("e" + U+0301 becomes "é").
 _DIRTY = re.compile(r"[\x00-\x7f]?[^\x00-\x7f]+")
@@ -124,4 +128,5 @@ def _groups(run: str, offset: int) -> list[tuple[int, str]]:
 def _normalise_group(group: str) -> str:
     if group in _INVISIBLE:
         return ""
-    return unicodedata.normalize("NFKC", group).translate(_HYPHENS)
+    normalised = unicodedata.normalize("NFKC", group).translate(_HYPHENS)
+    return _OTHER_DIGITS.get(normalised, normalised)

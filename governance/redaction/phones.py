@@ -95,6 +95,11 @@ _OTHER_NUMBER_BEFORE = re.compile(
 # Groups of a code before the digit run ("Tracking: 1Z 4F7 83W 03 9184 2270"): the word naming the
 # number stands before them.
 _CODE_GROUPS_BEFORE = re.compile(r"(?:[A-Z0-9]*\d[A-Z0-9]*[ \t]+)+$")
+# Two groups or more that mix capitals and digits right before the run: it ends a code ("UPS says
+# 1Z 4F8 E21 03 9182 7734"), whatever names it.
+_MIXED_GROUPS_BEFORE = re.compile(r"(?:(?<![\w-])(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*\d)[A-Z0-9]{2,}[ \t]+){2,}$")
+# A Brazilian postcode (CEP, 5-3 digits): no phone has that shape.
+_CEP = re.compile(r"\d{5}-\d{3}")
 _OTHER_NUMBER_WORD = re.compile(rf"\b(?:{_OTHER_NUMBER_WORDS})\b", re.IGNORECASE)
 # The clause after a number, up to a sentence's end: "+44 7700 900123 is the on-call phone".
 _CLAUSE_AFTER = re.compile(r"[^.;!?]*")
@@ -127,6 +132,7 @@ def find(scan: Scan) -> Iterator[Candidate]:
                 or _DATE_FIRST.match(raw) or _PAIRS.fullmatch(raw)
                 or _OTHER_NUMBER_BEFORE.search(before)
                 or _OTHER_NUMBER_BEFORE.search(_CODE_GROUPS_BEFORE.sub("", before))
+                or _MIXED_GROUPS_BEFORE.search(before) or _CEP.fullmatch(raw)
                 or _MATH_BEFORE.search(before)
                 or _MATH_AFTER.match(text, window.end())):
             continue

@@ -842,3 +842,50 @@ def test_a_new_zealand_account_typed_with_a_slip_counts_next_to_a_payment_word()
 ])
 def test_fourth_round_look_alikes_are_left_alone(text):
     assert redact_text(text).findings == ()
+
+
+# --- fifth round ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "value"), [
+    # digits of other scripts are read as the digits they stand for
+    ("الرقم القومي: ٢٩٢٠٨١٧٠١٠٤٥٧٣", "٢٩٢٠٨١٧٠١٠٤٥٧٣"),
+    # a label joined to an elided article
+    ("Chind d'Pass-Nummere. Vo de Lea isch es X7160372, gültig bis 2033.", "X7160372"),
+    # a passport typed in lower case after its label
+    ("puse el pasaporte como pah903127 en el formulario", "pah903127"),
+    # labels added in this round
+    ("Paspoortnommer: A07215563", "A07215563"),
+    ("Moi! Varauksessa kysytään passin numeroa – se on FP6230841.", "FP6230841"),
+    ("NZ ppt LM308261 (new one)", "LM308261"),
+    ("внутренний — серия и номер 4518 706233, выдан 14.06.2018", "4518 706233"),
+    ("Bitte Meilen nachtragen: Servicekarte 992 003 718 264 509", "992 003 718 264 509"),
+    ("claiming under my home contents policy HX-5520-9183-04", "HX-5520-9183-04"),
+    ("Personal No 8507301230", "8507301230"),
+    # an IBAN with dots between its groups
+    ("Terugbetaling op BE-rekening svp: BE71.0961.2345.6769", "BE71.0961.2345.6769"),
+])
+def test_fifth_round_shapes(text, value):
+    assert ids_in(text) == [value]
+
+
+def test_the_answer_to_a_question_naming_an_account_is_the_account_even_if_it_reads_as_a_phone():
+    text = "Q: which account should the refund go to?\nA: the DBS one, 027-493018-2"
+
+    assert ids_in(text) == ["027-493018-2"]
+
+
+def test_a_cheques_micr_line_holds_a_routing_and_an_account_number():
+    assert ids_in("⑆071900320⑆ 209381746⑈ 1187") == ["071900320", "209381746"]
+
+
+@pytest.mark.parametrize("text", [
+    "UPS says 1Z 4F8 E21 03 9182 7734 is out for delivery",
+    "Os CEPs do centro de São Paulo, por exemplo 01001-000.",
+    "रक़म ५००० रुपये भेजो",
+])
+def test_fifth_round_look_alikes(text):
+    assert redact_text(text).findings == ()
+
+
+def test_a_greeting_before_a_first_name_is_not_a_surname():
+    assert [f.kind for f in redact_text("Ciao Marta, ti giro i dati.").findings] == []
