@@ -41,14 +41,14 @@ class Scheme:
     grouped: bool = False  # the shape ends in free groups: try shorter spans too (see _valid_span)
 
 
+# An IBAN written other ways: groups joined by hyphens or dots ("CH92-0023-0081-…"), a space after
+# the country ("IT 38 T 02008 01600 …"), groups longer than four, or all in lower case ("nl35ingb00…").
+# Only the mod-97 check decides, so the looser shape costs no look-alike.
+_IBAN_LOOSE_SHAPE = r"[A-Z]{2}[ -]?\d{2}(?:[ .-]?[A-Z0-9]{1,12}){1,8}|[a-z]{2}\d{2}[a-z]{4}[a-z0-9]{6,26}"
+
 SCHEMES: tuple[Scheme, ...] = (
     Scheme("iban", r"[A-Z]{2}\d{2}(?: ?[A-Z0-9]{1,4}){3,8}", "stdnum.iban", grouped=True),
-    # Written other ways: groups joined by hyphens ("CH92-0023-0081-…"), a space after the country
-    # ("IT 38 T 02008 01600 …"), groups longer than four, or all in lower case ("nl35ingb00…").
-    # Only the mod-97 check decides, so the looser shape costs no look-alike.
-    Scheme("iban_loose",
-           r"[A-Z]{2}[ -]?\d{2}(?:[ .-]?[A-Z0-9]{1,12}){1,8}|[a-z]{2}\d{2}[a-z]{4}[a-z0-9]{6,26}",
-           "stdnum.iban", grouped=True),
+    Scheme("iban_loose", _IBAN_LOOSE_SHAPE, "stdnum.iban", grouped=True),
     Scheme("eu_vat", rf"(?:{_EU_PREFIXES})[ -]?[0-9A-Z](?:[ .-]?[0-9A-Z]){{7,13}}", "stdnum.eu.vat",
            grouped=True),
     Scheme("ch_uid", r"CHE[ -.]?\d{3}\.\d{3}\.\d{3}", "stdnum.ch.uid"),
@@ -95,9 +95,7 @@ _PATTERN = re.compile(
     "|".join(rf"{_BOUNDARY_BEFORE}(?P<{s.name}>{s.pattern}){_BOUNDARY_AFTER}" for s in SCHEMES)
 )
 # The loose IBAN shape on its own: the alternation above gives a start to the first shape that fits.
-_IBAN_LOOSE = re.compile(
-    rf"{_BOUNDARY_BEFORE}(?:{next(s.pattern for s in SCHEMES if s.name == 'iban_loose')}){_BOUNDARY_AFTER}"
-)
+_IBAN_LOOSE = re.compile(rf"{_BOUNDARY_BEFORE}(?:{_IBAN_LOOSE_SHAPE}){_BOUNDARY_AFTER}")
 # Where a scheme can start: a capital or a digit at a token's start. Matching the schemes only
 # there is several times faster than searching the text with their alternation.
 # Every scheme starts with at most six capitals and then a digit ("RSSMRA85…", "CHE-123…").

@@ -159,9 +159,9 @@ _FAR_WORDS = 12
 # A label whose sentence ends without a number: its value may open the next one (a question
 # answered, a sentence about where the number is written), this far and this many words in.
 _NEXT_REACH = 120
+_NEXT_WORDS = 16
 # How far after a labelled document number another of its exact shape is taken for one.
 _SAME_DOCUMENT_REACH = 240
-_NEXT_WORDS = 16
 # Words that name another kind of number right before a value ("order 12345678").
 _OTHER_NUMBER_BEFORE = re.compile(
     r"\b(?:orders?|invoices?|inv|isbn|sku|serial|tracking|parcel|shipment|part|model|build|version|"
@@ -280,9 +280,10 @@ def _labels(text: str) -> Iterator[re.Match[str]]:
     words = [(m.start(), m.group().lower()) for m in _WORD.finditer(text)]
     # An elided article or preposition joined to the label ("d'Pass-Nummere", "l'IBAN"): the label
     # starts after the apostrophe.
-    words += [(position + len(elided) + 1, rest) for position, word in words if "'" in word or "’" in word
-              for elided, rest in [re.split("['’]", word, maxsplit=1)] if len(elided) <= 2]
-    words.sort()
+    elided_words = [(position + len(elided) + 1, rest) for position, word in words if _ELISION.search(word)
+                    for elided, rest in [_ELISION.split(word, maxsplit=1)] if len(elided) <= 2]
+    if elided_words:
+        words = sorted(words + elided_words)
     last_end = 0
     for position, word in words:
         if position < last_end or not (word in one or word[:2] in two or word[:3] in three):
@@ -332,10 +333,14 @@ def _value_after(text: str, position: int) -> tuple[int, int, int] | None:
     token = _TOKEN.match(text, position)
     if not token:
         return None
-    end = token.end()
+    return position, _groups_end(text, token.end()), fillers
+
+
+def _groups_end(text: str, end: int) -> int:
+    """Where a value whose first token ends at `end` ends, with the groups after it ("12 345 678 901")."""
     while group := _GROUP.match(text, end):
         end = group.end()
-    return position, end, fillers
+    return end
 
 
 def _value_before(text: str, label_start: int) -> tuple[int, int, int] | None:
@@ -379,7 +384,7 @@ def _is_identifier(
         return False
     # A lower-case letter means a word or a code identifier, except in a value that is mostly
     # digits ("c01x00t47", "12345678z", a Chilean RUT's check "k") and not a hex digest.
-    if any(ch.islower() for ch in value) and not _lower_case_identifier(value, digits, label):
+    if any(ch.islower() for ch in value) and not _lower_case_identifier(value, digits, label, subkind):
         return False
     if _DATE.fullmatch(value) or _COMPACT_DATE.fullmatch(value) or _NUMBER_OF_YEAR.fullmatch(value):
         return False
@@ -406,20 +411,15 @@ def _is_identifier(
     return not QUANTITY_AFTER.match(text, end)
 
 
-def _document_label(label: str) -> bool:
-    match = LABEL.fullmatch(label)
-    return match is not None and subkind_of(match) in ("passport", "national_id")
-
-
 def _weak(label: str) -> bool:
     return label.lower() in _WEAK_LABELS or bool(_WEAK_LABEL.fullmatch(label))
 
 
-def _lower_case_identifier(value: str, digits: int, label: str) -> bool:
+def _lower_case_identifier(value: str, digits: int, label: str, subkind: str) -> bool:
     if value[-1] == "k" and not any(ch.islower() for ch in value[:-1]):
         return True
     # A passport or identity card typed in lower case: up to three letters, then digits ("pah903127").
-    if _document_label(label) and _LETTERS_THEN_DIGITS.fullmatch(value):
+    if subkind in ("passport", "national_id") and _LETTERS_THEN_DIGITS.fullmatch(value):
         return True
     if valid_format(value.upper()):  # "rssmra85t10a562s": a codice fiscale typed in lower case
         return True
@@ -442,10 +442,7 @@ def _far_after(text: str, position: int) -> tuple[int, int] | None:
         between = text[position:token.start()]
         if not _only_words(between) or (token.start() > 0 and text[token.start() - 1] in "-/_."):
             return None
-        end = token.end()
-        while group := _GROUP.match(text, end):
-            end = group.end()
-        return token.start(), end
+        return token.start(), _groups_end(text, token.end())
     return None
 
 
@@ -470,6 +467,7 @@ def _far_before(text: str, position: int) -> tuple[int, int] | None:
     return first.start(), token.end()
 
 
+_ELISION = re.compile("['’]")
 _GROUPED = re.compile(r"\d[ /-]\d")
 _QUESTION_AFTER = re.compile(r"[^.!?\n]{0,80}\?")
 
@@ -494,10 +492,7 @@ def _next_sentence(text: str, position: int) -> tuple[int, int] | None:
             return None
         if token.start() > 0 and text[token.start() - 1] in "-/_.":
             return None
-        end = token.end()
-        while group := _GROUP.match(text, end):
-            end = group.end()
-        return token.start(), end
+        return token.start(), _groups_end(text, token.end())
     return None
 
 
@@ -567,9 +562,7 @@ def _same_shape_later(text: str, start: int, end: int) -> Iterator[tuple[int, in
         limit = min(len(text), end + _SAME_DOCUMENT_REACH)
     shape = _shape(value)
     for token in _TOKEN.finditer(text, end, limit):
-        other_end = token.end()
-        while group := _GROUP.match(text, other_end):
-            other_end = group.end()
+        other_end = _groups_end(text, token.end())
         if _shape(text[token.start():other_end]) == shape and _boundary(text, token.start(), other_end):
             yield token.start(), other_end
 
