@@ -439,7 +439,10 @@ def lexical_candidates(scope: Scope, plan: LexicalPlan, limit: int) -> list[str]
         "SELECT hit.id FROM unnest(%s::bigint[], %s::text[]) AS sq(space_id, query) CROSS JOIN LATERAL ("
         f"SELECT m.id, ts_rank_cd('{RANK_WEIGHTS}', m.search_vector, q, 32) AS rank "
         f"FROM {MEMORY} m, CAST(sq.query AS tsquery) q "
-        f"WHERE m.space_id = sq.space_id AND {where} AND m.search_vector @@ q "
+        # `+ 0`: the space is matched row by row, not through the space index. The planner
+        # cannot estimate a tsquery known only at run time, and ANDed the GIN hits with an
+        # index scan of the whole space (5.5 of 7 ms in a space of 100k memories).
+        f"WHERE m.space_id + 0 = sq.space_id AND {where} AND m.search_vector @@ q "
         "ORDER BY rank DESC, m.id LIMIT %s) AS hit "
         "ORDER BY hit.rank DESC, hit.id LIMIT %s",
         [space_ids, queries, *params, limit, limit],
