@@ -20,7 +20,7 @@ import unicodedata
 NUMBER_WORDS = (
     r"numbers?|num\.?|no\.?|nos\.?|nr\.?|n[°º]\.?|#|id|ids|code|ref(?:erence)?|nummer|numéro|número|numero|"
     r"numer|nro\.?|núm\.?|number|n\.[°º]|n\.o\.?|n\.(?=[ \t])|numarası|numarasi|numaram|č\.|"
-    r"référence|referencia|riferimento|nummern"
+    r"référence|referencia|riferimento|nummern|namba|kod"
 )
 _N = rf"(?:[ \t_-]*(?:{NUMBER_WORDS}))"  # a number word after the label ("tax_id", "customer-no")
 _SEP = r"[ \t.-]?"  # "NI number", "NI-number", "N.I. number"
@@ -95,7 +95,10 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"documento[ \t_-]+de[ \t_-]+identificaci[oó]n|identificaci[oó]n[ \t_-]+(?:nacional|personal)|",
         r"tessera[ \t_-]+sanitaria|identiteitskaart|identiteitsbewijs|id-?kaart|",
         r"občansk[ýého]+[ \t_-]+průkaz[u]?|číslo[ \t_-]+op|személyi[ \t_-]+szám|személyazonosító|",
-        r"αριθμός[ \t_-]+ταυτότητας|ταυτότητα|αμκα|(?-i:ΑΔΤ)|ЕГН|ЈМБГ|",
+        r"αριθμός[ \t_-]+ταυτότητας|ταυτότητα|αμκα|(?-i:ΑΔΤ)|ЕГН|ЈМБГ|ЕМБГ|(?-i:ПИНФЛ|ЖШШИР|ПИН)|",
+        r"(?-i:NIDA|QID|NINs|NICs|CNICs|SSNs)|(?-i:NIC)(?=[ \t]*[:#])|indangamuntu|"
+        r"fayda(?:[ \t_-]+(?:fan|fin|id))?|nr\.?[ \t_-]+personal|"
+        r"नागरिकता(?:[ \t_-]+(?:नं\.?|नम्बर|प्रमाणपत्र[ \t_-]+नं\.?))?|",
         r"thẻ[ \t_-]+căn[ \t_-]+cước|căn[ \t_-]+cước(?:[ \t_-]+công[ \t_-]+dân)?|(?-i:CCCD|CMND)|",
         r"iqama|الرقم[ \t_-]+(?:القومي|الوطني|المدني)|إقامة|आधार(?:[ \t_-]+संख्या)?|",
         rf"national[ \t_-]+registration(?:{_N})?|(?-i:BVN|TCKN)|",
@@ -124,7 +127,7 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"broj[ \t_-]+(?:putovnice|pasoša)|"
         r"paso[ \t_-]+numeris|pases[ \t_-]+numurs|passi[ \t_-]+number|vegabréf|passaport|پاسپورٹ|pasipoti|"
         r"პასპორტი|անձնագիր|пасош|пашпарт|fasfo|pasbort|પાસપોર્ટ|ਪਾਸਪੋਰਟ|పాస్‌పోర్ట్|கடவுச்சீட்டு|ፓስፖርት|",
-        rf"travel[ \t_-]+document(?:{_N})?|",
+        rf"travel[ \t_-]+document(?:{_N})?|pase(?=[ \t]*(?:nr\.?|numurs|:))|",
         r"pass[ \t]+(?:nr\.?|no\.?|number)|загран(?:ичного[ \t_-]+)?паспорта?|",
         r"ppt(?:[ \t]*#|[ \t_-]+(?:no\.?|nr\.?|number|num\.?))|"
         r"ppt(?=[ \t]+[A-Z]{1,2}\d{6,8}(?![\w-]))|pp[ \t]*(?:#|no\.?|nr\.?|number)|",
@@ -155,7 +158,9 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"identifiant[ \t_-]+commun[ \t_-]+de[ \t_-]+l['’]entreprise|",
         r"tax[ \t_-]+code|organisasjonsnummer|ondernemingsnummer|"
         r"(?-i:ІПН|ЄДРПОУ|РНОКПП|VKN|NZBN|FEIN|NIPT|CUI|EIK|RNC)|"
-        r"davčna[ \t_-]+številka|(?-i:ПИБ|KMKR|VÖEN|ՀՎՀՀ)|pvm[ \t_-]+kodas|pvn[ \t_-]+numurs|registrikood|"
+        r"davčna[ \t_-]+številka|(?-i:ПИБ|KMKR|VÖEN|ՀՎՀՀ)|pvm[ \t_-]+(?:mokėtojo[ \t_-]+)?kodas|e-?tin|"
+        r"(?:no\.?[ \t_-]+)?cukai[ \t_-]+pendapatan|(?-i:RTN|TINs|EINs)|"
+        r"(?-i:BIR)[ \t_-]+(?:file|tin)(?:[ \t_-]*(?:no\.?|number|#))?|pvn[ \t_-]+numurs|registrikood|"
         r"کد[ \t_-]+اقتصادی|شناسه[ \t_-]+ملی|namba[ \t_-]+ya[ \t_-]+mlipa[ \t_-]+kodi|"
         r"іпн|єдрпоу|булстат|cod[ \t_-]+fiscal|(?-i:B[N])(?=[ \t:#]*\d{9})|"
         r"(?:número[ \t_-]+de[ \t_-]+)?identifica[çc][ãa]o[ \t_-]+fiscal|"
@@ -218,6 +223,10 @@ LABELS: dict[str, tuple[str, ...]] = {
         r"номер[ \t_-]+(?:клієнта|абонента|договору)|(?:id|no\.?|nomor)[ \t_-]+pelanggan|pelanggan|"
         r"(?:número|n[º°.]?|no\.?)[ \t_-]+de[ \t_-]+servicio|(?-i:C[A])[ \t_-]*(?:number|no\.?)|",
         r"skymiles|aadvantage|mileageplus|flying[ \t_-]+blue|krisflyer|skywards|executive[ \t_-]+club|"
+        r"privilege[ \t_-]+club(?:[ \t_-]+membership)?|al[ \t_-]+fursan(?:[ \t_-]+(?:no\.?|number))?|"
+        r"smart[ \t_-]?card[ \t_-]+(?:number|no\.?)|philhealth(?:[ \t_-]+(?:id|no\.?|number))?|"
+        r"(?:no\.?[ \t_-]+)?kartu(?:[ \t_-]+bpjs)?|nombor[ \t_-]+ahli(?:[ \t_-]+kwsp)?|"
+        r"(?-i:NIS)[ \t_-]+(?:number|no\.?)|contrato[ \t_-]+n[º°]\.?|kliendikood|"
         r"ff[ \t]*(?:#|no\.?|number)|",
         rf"consumer(?:{_N})|(?-i:MRN)|mrn{_THEN_SIGN}|medical[ \t_-]+record(?:{_N})?|"
         r"(?:hasta[ \t_-]+)?protokol[ \t_-]+(?:no|numarası)|",

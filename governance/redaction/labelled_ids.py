@@ -214,6 +214,9 @@ def find(scan: Scan) -> Iterator[Candidate]:
         yield Candidate("id", start, end, rule, PRIORITY_FAR if far else PRIORITY)
         for more_start, more_end in _same_shape_later(text, start, end):
             yield Candidate("id", more_start, more_end, rule, PRIORITY)
+        if far and _listed_first(text, label.end()) == (start, end):
+            for more_start, more_end in _listed_later(text, start, end):
+                yield Candidate("id", more_start, more_end, rule, PRIORITY_FAR)
     if "\n" in text:
         if any(sep in text for sep in _CELL_SEPARATORS):
             yield from _table_columns(text)
@@ -241,6 +244,13 @@ def _value(text: str, label: re.Match[str], subkind: str) -> tuple[int, int, boo
         if _is_strong(text, *far, subkind, weak=_weak(name)) and _is_identifier(
                 text, far[0], far[1], subkind, fillers=1, label=name):
             return far[0], far[1], True
+    # A header naming the kind over a list, one person a line ("Staff NINs for the pension
+    # upload:\n1. Musa – 52017384926\n2. …"): the first item's value, the others in find().
+    listed = _listed_first(text, label.end())
+    if listed is not None and not _after_another_label(text, listed[0]) and _is_strong(
+            text, *listed, subkind, weak=_weak(name)) and _is_identifier(
+            text, listed[0], listed[1], subkind, fillers=1, label=name):
+        return listed[0], listed[1], True
     # An everyday label ("account") reaches the next sentence only from a question ("which account
     # should the refund go to?").
     weak = _weak(name)
@@ -259,6 +269,52 @@ def _value(text: str, label: re.Match[str], subkind: str) -> tuple[int, int, boo
             asked = "?" in text[label.end():following[0]]
             return following[0], following[1], not asked
     return None
+
+
+# A list item's marker: "1.", "2)", "-", "*", "•".
+_ITEM_MARK = re.compile(r"[ \t]*(?:[-*•·]|\d{1,2}[.)])?[ \t]*")
+_LIST_ITEMS = 20
+
+
+def _listed_first(text: str, position: int) -> tuple[int, int] | None:
+    """The value of the first item of a list under a label's line: the line holds only words after
+    the label and ends with a colon, or ends with the label ("Directors – TINs")."""
+    line_end = text.find("\n", position)
+    if line_end < 0:
+        return None
+    rest = text[position:line_end].rstrip(" \t\r")
+    if rest and (not rest.endswith(":") or not _only_words(rest)):
+        return None
+    return _item_value(text, line_end + 1)
+
+
+def _item_value(text: str, line_start: int) -> tuple[int, int] | None:
+    """The value of the list item starting at `line_start`: its first number, after words only
+    (a name, a dash, a colon)."""
+    line_end = text.find("\n", line_start)
+    line_end = len(text) if line_end < 0 else line_end
+    position = _ITEM_MARK.match(text, line_start, line_end).end()  # type: ignore[union-attr]
+    for token in _TOKEN.finditer(text, position, line_end):
+        if not any(ch.isdigit() for ch in token.group()):
+            continue
+        if not _only_words(text[position:token.start()]):
+            return None
+        return token.start(), _groups_end(text, token.end())
+    return None
+
+
+def _listed_later(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """The values of the list's next items, while each line holds one of the first value's shape."""
+    shape = _shape(text[start:end])
+    line_end = text.find("\n", end)
+    for _ in range(_LIST_ITEMS):
+        if line_end < 0:
+            return
+        found = _item_value(text, line_end + 1)
+        if found is None or _shape(text[found[0]:found[1]]) != shape:
+            return
+        yield found
+        line_end = text.find("\n", found[1])
 
 
 def _near(positions: list[int], position: int) -> bool:

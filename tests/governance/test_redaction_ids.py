@@ -889,3 +889,42 @@ def test_fifth_round_look_alikes(text):
 
 def test_a_greeting_before_a_first_name_is_not_a_surname():
     assert [f.kind for f in redact_text("Ciao Marta, ti giro i dati.").findings] == []
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("NIDA namba yangu ni 19880417-14125-00003-27, naomba msaada", "19880417-14125-00003-27"),
+    ("QID 28863412057 for the postpaid form", "28863412057"),
+    ("ЕМБГ 2301990450010", "2301990450010"),
+    ("ПИНФЛ: 31204870240019", "31204870240019"),
+    ("NIC: 200019304827 | city: Kandy", "200019304827"),
+    ("e-TIN: 600030865102", "600030865102"),
+    ("No. Cukai Pendapatan: IG 29370736090", "IG 29370736090"),
+    ("PVM mokėtojo kodas LT110946714", "LT110946714"),
+    ("PhilHealth ID 12-097734346-5", "12-097734346-5"),
+    ("Nombor ahli KWSP: 13388676", "13388676"),
+    ("Kliendikood 57241926", "57241926"),
+])
+def test_sixth_round_labels(text, value):
+    assert ids_in(text) == [value]
+
+
+def test_a_header_naming_the_kind_covers_a_list_of_one_person_a_line():
+    text = ("Staff NINs for the pension upload:\n1. Musa – 52017384926\n2. Halima – 60382917405\n"
+            "3. Tunde – 71930284653\n\nThanks")
+
+    assert ids_in(text) == ["52017384926", "60382917405", "71930284653"]
+
+
+def test_a_list_under_a_label_ending_its_line_stops_at_another_shape():
+    text = "Directors – TINs\nKwame: C0019283746\nEfua: P0038291047\nOffice: room 12, floor 3"
+
+    assert ids_in(text) == ["C0019283746", "P0038291047"]
+
+
+@pytest.mark.parametrize("text", [
+    "Order numbers:\n1. 52017384926\n2. 60382917405",
+    "Staff NINs are due by Friday:\nsee the form",
+    "the NIC: eth0 is down",
+])
+def test_lists_under_other_headers_and_a_network_card_are_left_alone(text):
+    assert ids_in(text) == []
