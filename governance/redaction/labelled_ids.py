@@ -21,6 +21,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from .checksum_ids import valid_format
 from .findings import Candidate
@@ -205,7 +206,7 @@ def find(scan: Scan) -> Iterator[Candidate]:
         found = _value(text, label, subkind)
         if found is None:
             continue
-        start, end, far = found
+        start, end, far = found.start, found.end, found.far
         if subkind in _ACCOUNT_SUBKINDS:
             bisect.insort(accounts, start)
         rule = f"{'account_number' if subkind == 'routing_code' else subkind}_label"
@@ -214,7 +215,7 @@ def find(scan: Scan) -> Iterator[Candidate]:
         yield Candidate("id", start, end, rule, PRIORITY_FAR if far else PRIORITY)
         for more_start, more_end in _same_shape_later(text, start, end):
             yield Candidate("id", more_start, more_end, rule, PRIORITY)
-        if far and _listed_first(text, label.end()) == (start, end):
+        if found.listed:
             for more_start, more_end in _listed_later(text, start, end):
                 yield Candidate("id", more_start, more_end, rule, PRIORITY_FAR)
     if "\n" in text:
@@ -226,34 +227,44 @@ def find(scan: Scan) -> Iterator[Candidate]:
         yield from _sql_inserts(text)
 
 
-def _value(text: str, label: re.Match[str], subkind: str) -> tuple[int, int, bool] | None:
+class _Found(NamedTuple):
+    """A labelled value: `far` when words stand between it and its label (it yields to a phone),
+    `listed` when it is the first item of a list under the label (the others follow in find())."""
+
+    start: int
+    end: int
+    far: bool
+    listed: bool = False
+
+
+def _value(text: str, label: re.Match[str], subkind: str) -> _Found | None:
     """The value `label` names: right after it (or on the next line, under a label that ends its
     line), right before it, or further away in its sentence when the value is unmistakable."""
     name = label.group()
+    weak = _weak(name)
     found = _value_after(text, label.end())
     if found is not None and _is_identifier(text, found[0], found[1], subkind, fillers=found[2], label=name):
-        return found[0], found[1], False
+        return _Found(found[0], found[1], False)
     before = _value_before(text, label.start())
     if before is not None and _is_identifier(text, before[0], before[1], subkind, label=name):
-        return before[0], before[1], False
+        return _Found(before[0], before[1], False)
     if _PLACEHOLDER_AFTER.match(text, label.end()):
         return None
     for far in (_far_after(text, label.end()), _far_before(text, label.start())):
         if far is None or _after_another_label(text, far[0]):
             continue
-        if _is_strong(text, *far, subkind, weak=_weak(name)) and _is_identifier(
+        if _is_strong(text, *far, subkind, weak=weak) and _is_identifier(
                 text, far[0], far[1], subkind, fillers=1, label=name):
-            return far[0], far[1], True
+            return _Found(far[0], far[1], True)
     # A header naming the kind over a list, one person a line ("Staff NINs for the pension
     # upload:\n1. Musa – 52017384926\n2. …"): the first item's value, the others in find().
     listed = _listed_first(text, label.end())
     if listed is not None and not _after_another_label(text, listed[0]) and _is_strong(
-            text, *listed, subkind, weak=_weak(name)) and _is_identifier(
+            text, *listed, subkind, weak=weak) and _is_identifier(
             text, listed[0], listed[1], subkind, fillers=1, label=name):
-        return listed[0], listed[1], True
+        return _Found(listed[0], listed[1], True, listed=True)
     # An everyday label ("account") reaches the next sentence only from a question ("which account
     # should the refund go to?").
-    weak = _weak(name)
     if not weak or _QUESTION_AFTER.match(text, label.end()):
         following = _next_sentence(text, label.end())
         # After an everyday label the answer must be written as a code, in groups ("027-493018-2"),
@@ -267,7 +278,7 @@ def _value(text: str, label: re.Match[str], subkind: str) -> tuple[int, int, boo
             # The answer to a question that named the number ("which account …?\nA: the DBS one,
             # 027-493018-2") is that number even where it could be read as a phone.
             asked = "?" in text[label.end():following[0]]
-            return following[0], following[1], not asked
+            return _Found(following[0], following[1], not asked)
     return None
 
 
@@ -293,7 +304,8 @@ def _item_value(text: str, line_start: int) -> tuple[int, int] | None:
     (a name, a dash, a colon)."""
     line_end = text.find("\n", line_start)
     line_end = len(text) if line_end < 0 else line_end
-    position = _ITEM_MARK.match(text, line_start, line_end).end()  # type: ignore[union-attr]
+    mark = _ITEM_MARK.match(text, line_start, line_end)
+    position = mark.end() if mark else line_start
     for token in _TOKEN.finditer(text, position, line_end):
         if not any(ch.isdigit() for ch in token.group()):
             continue
