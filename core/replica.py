@@ -12,7 +12,9 @@ recall, lists, timelines, details. Everything else uses the primary:
   (SAM_CACHE_URL), or a client's next request may land on a process that never saw it;
 - every read while the replica is down or lags more than SAM_REPLICA_MAX_LAG_SECONDS
   behind the primary, checked at most once a second per process;
-- token and session lookups, so a revoked token stops working at once.
+- token and session lookups, so a revoked token stops working at once, and the rows rights
+  are read from (apps register them: governance its permission rows and restricted tags,
+  memories its grants), so a revoked role does too.
 
 A request whose replica query fails (the replica stopped under it) is run again on the
 primary, once, when it had written nothing.
@@ -57,11 +59,13 @@ def configured() -> bool:
     return REPLICA_ALIAS in settings.DATABASES
 
 
-def read_from_primary(model: type[Any]) -> None:
-    """Always read `model` from the primary; its writes are bookkeeping (see above).
-    Called from the owning app's AppConfig.ready()."""
+def read_from_primary(model: type[Any], *, bookkeeping: bool = True) -> None:
+    """Always read `model` from the primary. With `bookkeeping`, its writes are bookkeeping
+    (see above); without, they count as any write does. Called from the owning app's
+    AppConfig.ready()."""
     _primary_models.add(model._meta.label_lower)
-    _bookkeeping_tables.add(f'"{model._meta.db_table}"')
+    if bookkeeping:
+        _bookkeeping_tables.add(f'"{model._meta.db_table}"')
 
 
 # --- The WAL position ----------------------------------------------------------------------

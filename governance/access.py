@@ -21,11 +21,12 @@ forbidden (403).
 
 from __future__ import annotations
 
+import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeGuard, TypeVar, cast
 
 from django.contrib.auth.models import AnonymousUser, User
@@ -125,15 +126,23 @@ def _guardian_perms(user: User, content_type: ContentType,
 # that changes rights calls forget_rights(), so a check later in the same request sees
 # the change.
 
-# Keyed by (user, token), or by (user, token, space ids) for rights asked in named spaces only.
-_rights_memo: ContextVar[dict[tuple[Any, ...], dict[int, SpaceRights]] | None] = ContextVar(
-    "sam_rights_memo", default=None)
+
+@dataclass
+class _RequestMemo:
+    # Keyed by (user, token), or by (user, token, space ids) for rights asked in named spaces only.
+    answers: dict[tuple[Any, ...], dict[int, SpaceRights]]
+    # Set by forget_rights(): this request changed rights, so the generation its token was
+    # read with is out of date and the memo across requests is not used for the rest of it.
+    changed: bool = False
+
+
+_rights_memo: ContextVar[_RequestMemo | None] = ContextVar("sam_rights_memo", default=None)
 
 
 @contextmanager
 def rights_memoised() -> Iterator[None]:
     """Keep rights() answers until the block ends (one HTTP request)."""
-    token = _rights_memo.set({})
+    token = _rights_memo.set(_RequestMemo(answers={}))
     try:
         yield
     finally:
@@ -144,12 +153,83 @@ def forget_rights() -> None:
     """Drop the memoised rights of this request: call after any change to rights."""
     memo = _rights_memo.get()
     if memo is not None:
-        memo.clear()
+        memo.answers.clear()
+        memo.changed = True
 
 
 def forget_rights_on_space_delete(sender: type[Space], **kwargs: Any) -> None:
     """post_delete receiver for Space (connected in GovernanceConfig.ready)."""
     forget_rights()
+
+
+# --- the memo of rights() across requests -------------------------------------------------
+#
+# Rights change rarely and every request reads them. Any write to a table they are read
+# from moves governance.models.RightsGeneration (by triggers in Postgres, so a change made
+# by another process, the admin or plain SQL moves it too), and the token lookup of each
+# request reads the current value in its own statement (governance.authentication). Answers
+# computed under one value are kept by this process, keyed by that value, user, token, the
+# token's role and all-spaces flag and the spaces asked about, until a request brings a
+# newer value. Reading the value before the rights means an answer is never filed under a
+# value newer than the rows it was read from; the tables are read on the primary
+# (GovernanceConfig.ready), where the token and its value are read, so a replica's lag
+# cannot file old rows under a new value either. Superusers, SYSTEM and callers signed in
+# by session (no token, so no value) are not kept across requests.
+
+MAX_KEPT_ANSWERS = 20_000
+
+
+@dataclass
+class _ProcessMemo:
+    generation: int = -1
+    answers: dict[tuple[Any, ...], dict[int, SpaceRights]] = field(default_factory=dict)
+    # Users with a memory granted to them (directly or through a group) under `generation`:
+    # the others skip the query for granted memories.
+    has_grants: dict[int, bool] = field(default_factory=dict)
+
+
+_process_memo = _ProcessMemo()
+_process_lock = threading.Lock()
+
+
+def _generation_of(actor: Actor) -> int | None:
+    """The rights generation this request's token was read with, when its answers may be kept."""
+    if actor is SYSTEM or actor.is_superuser:
+        return None
+    request_memo = _rights_memo.get()
+    if request_memo is None or request_memo.changed:
+        # Outside a request nothing is kept (see above); within one that changed rights,
+        # the value its token was read with is out of date.
+        return None
+    token = _token(actor)
+    return getattr(token, "rights_generation", None) if token is not None else None
+
+
+def _kept(generation: int) -> _ProcessMemo | None:
+    """The process memo for `generation`: emptied when the generation is newer than the
+    one it holds, None when it is older (a request that read the value before a change)."""
+    with _process_lock:
+        global _process_memo
+        if generation > _process_memo.generation:
+            _process_memo = _ProcessMemo(generation=generation)
+        elif generation < _process_memo.generation:
+            return None
+        return _process_memo
+
+
+def _rights_kept_across_requests(actor: Actor, wanted: frozenset[int] | None) -> dict[int, SpaceRights]:
+    generation = _generation_of(actor)
+    kept = None if generation is None else _kept(generation)
+    if kept is None:
+        return _rights(actor, wanted)
+    token = cast(ApiToken, _token(actor))
+    key = (actor.pk, token.pk, token.role, token.all_spaces, wanted)
+    answer = kept.answers.get(key)
+    if answer is None:
+        answer = _rights(actor, wanted)
+        if len(kept.answers) < MAX_KEPT_ANSWERS:
+            kept.answers[key] = answer
+    return answer
 
 
 def _memo_key(actor: Actor) -> tuple[Any, Any]:
@@ -163,8 +243,9 @@ def rights(actor: Actor, *, only: Iterable[int] | None = None) -> dict[int, Spac
     """space id -> what `actor` may do there, for every space it may read (of those `only`
     names, when given: a user in a thousand spaces asking about five pays for five).
 
-    Memoised for the length of an HTTP request (see rights_memoised); the caller gets its
-    own dict, so changing it changes nothing for the next caller.
+    Memoised for the length of an HTTP request (see rights_memoised) and, for token
+    callers, across requests until rights change (see RightsGeneration); the caller gets
+    its own dict, so changing it changes nothing for the next caller.
     """
     if not _is_active(actor):
         return {}
@@ -173,13 +254,13 @@ def rights(actor: Actor, *, only: Iterable[int] | None = None) -> dict[int, Spac
     if memo is None:
         return _rights(actor, wanted)
     key = _memo_key(actor)
-    if wanted is not None and key in memo:
+    if wanted is not None and key in memo.answers:
         # Every right is known already: the named spaces' are among them.
-        return {pk: r for pk, r in memo[key].items() if pk in wanted}
+        return {pk: r for pk, r in memo.answers[key].items() if pk in wanted}
     memo_key = key if wanted is None else (*key, wanted)
-    if memo_key not in memo:
-        memo[memo_key] = _rights(actor, wanted)
-    return dict(memo[memo_key])
+    if memo_key not in memo.answers:
+        memo.answers[memo_key] = _rights_kept_across_requests(actor, wanted)
+    return dict(memo.answers[memo_key])
 
 
 def _rights(actor: Actor, only: frozenset[int] | None = None) -> dict[int, SpaceRights]:
@@ -195,7 +276,9 @@ def _rights(actor: Actor, only: frozenset[int] | None = None) -> dict[int, Space
     if token is not None:
         if not token.all_spaces:
             # Scoped to named spaces: none left (all deleted) means no space at all.
-            allowed_ids = set(token.spaces.values_list("pk", flat=True))
+            # Through the link table, read on the primary as the rest of the rights are.
+            allowed_ids = set(ApiToken.spaces.through.objects.filter(apitoken_id=token.pk)
+                              .values_list("space_id", flat=True))
             perms_by_space = {pk: p for pk, p in perms_by_space.items() if pk in allowed_ids}
         if token.role:
             cap = roles.ROLE_PERMISSIONS[token.role]
@@ -289,6 +372,16 @@ def _granted_memories(actor: Actor, readable_space_ids: set[int]) -> tuple[str, 
     """Memories granted to the actor one by one, inside spaces it may read."""
     if actor is SYSTEM or not _is_active(actor) or not readable_space_ids:
         return ()
+    generation = _generation_of(actor)
+    kept = None if generation is None else _kept(generation)
+    if kept is not None:
+        # Most users hold no grant at all: asked once per rights generation, that spares
+        # their every recall the query below.
+        user_id = cast(int, actor.pk)  # a token's user, never SYSTEM (_generation_of)
+        if user_id not in kept.has_grants:
+            kept.has_grants[user_id] = memory_registry().holds_any(actor)
+        if not kept.has_grants[user_id]:
+            return ()
     return tuple(sorted(set(memory_registry().granted(actor, readable_space_ids))))
 
 
@@ -304,15 +397,19 @@ class MemoryRegistry:
     versions: type[Model]
     # (actor, readable space ids) -> ids of the memories granted to that user one by one
     granted: Callable[[Any, set[int]], Iterable[str]]
+    # actor -> whether any memory is granted to that user, directly or through a group
+    holds_any: Callable[[Any], bool]
 
 
 _memory_registry: MemoryRegistry | None = None
 
 
 def register_memories(*, model: type[Model], versions: type[Model],
-                      granted: Callable[[Any, set[int]], Iterable[str]]) -> None:
+                      granted: Callable[[Any, set[int]], Iterable[str]],
+                      holds_any: Callable[[Any], bool]) -> None:
     global _memory_registry
-    _memory_registry = MemoryRegistry(model=model, versions=versions, granted=granted)
+    _memory_registry = MemoryRegistry(model=model, versions=versions, granted=granted,
+                                      holds_any=holds_any)
 
 
 def memory_registry() -> MemoryRegistry:

@@ -10,11 +10,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.contrib.auth.models import User
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 from rest_framework import authentication, exceptions
 
-from governance import scopes
-from governance.models import ApiToken, hash_token
+from governance import policy, scopes
+from governance.models import ApiToken, RightsGeneration, UserMemorySettings, hash_token
 
 # Recording every request's time would turn each read into a write; a minute's
 # precision is plenty to tell live tokens from forgotten ones.
@@ -64,7 +65,14 @@ def authenticate_header(value: bytes) -> tuple[User, ApiToken] | None:
     raw = header[1].decode(errors="replace")
     token = (
         ApiToken.objects.usable().select_related("user")
-        .filter(key_hash=hash_token(raw)).first()
+        .filter(key_hash=hash_token(raw))
+        # Read in the same statement, so a request costs no more queries for them: the
+        # rights generation, under which access.rights() may answer from what this process
+        # has kept, and the user's own memory mode (governance.policy).
+        .annotate(rights_generation=Subquery(RightsGeneration.objects.filter(pk=1).values("value")[:1]),
+                  user_mode=Subquery(UserMemorySettings.objects.filter(user_id=OuterRef("user_id"))
+                                     .values("mode")[:1]))
+        .first()
     )
     if token is None or not token.user.is_active:
         raise exceptions.AuthenticationFailed("Invalid, expired or revoked token.")
@@ -72,6 +80,7 @@ def authenticate_header(value: bytes) -> tuple[User, ApiToken] | None:
     if token.last_used_at is None or now - token.last_used_at > LAST_USED_PRECISION:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
     user = token.user
+    policy.remember_user_mode(user, token.user_mode)  # type: ignore[attr-defined]  # annotated above
     # The access gateway narrows the user's rights to the token's spaces and role.
     user.sam_token = token  # type: ignore[attr-defined]
     return user, token

@@ -220,3 +220,24 @@ class IdempotencyKey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.endpoint} {self.key}"
+
+
+class RightsGeneration(models.Model):
+    """One row whose value moves whenever anything rights are read from changes.
+
+    Triggers in Postgres move it (governance migration 0008, memories migration 0020) on
+    every write to guardian's object permissions, group membership, a token's spaces,
+    restricted tags, memory grants, memberships and spaces, whoever writes: a service, the
+    admin, another web process, plain SQL. The new value is drawn from a sequence, so a value
+    is never given twice, even after a rolled-back change. access.rights() keeps its answers
+    per value (see "the memo of rights() across requests" there).
+    """
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    value = models.BigIntegerField()
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=Q(id=1), name="rightsgeneration_one_row")]
+
+    def __str__(self) -> str:
+        return f"rights generation {self.value}"

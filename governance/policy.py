@@ -25,9 +25,14 @@ def user_mode(actor: Actor) -> str:
     if cached is None:
         cached = (UserMemorySettings.objects.filter(user=user).values_list("mode", flat=True).first()
                   or Mode.ASSIST)
-        # One lookup per request: DRF builds a fresh user object for every request.
-        user._sam_mode = cached  # type: ignore[attr-defined]  # a cache on this request's user
+        remember_user_mode(user, cached)
     return cached
+
+
+def remember_user_mode(user, mode: str | None) -> None:
+    """Keep `user`'s mode on this user object: one lookup per request, as DRF builds a fresh
+    user object for every request (the token lookup reads it in its own statement)."""
+    user._sam_mode = mode or Mode.ASSIST
 
 
 def policy(actor: Actor, space) -> Policy:

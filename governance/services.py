@@ -14,7 +14,7 @@ from guardian.shortcuts import assign_perm, remove_perm
 from core.actor import Actor
 from core.errors import InvalidInput, NotFound
 from core.signals import announce_change
-from governance import access, roles
+from governance import access, policy, roles
 from governance.audit.services import audit_record
 from governance.models import RestrictedTag, SpaceMembership, UserMemorySettings
 from governance.modes import Mode
@@ -138,6 +138,8 @@ def user_mode_set(*, actor: Actor, user, mode: str) -> UserMemorySettings:
         before = settings_row.mode
         settings_row.mode = mode
         settings_row.save()
+        # The mode read for this request (governance.policy) is the old one.
+        policy.remember_user_mode(user, mode)
         audit_record("mode_change", actor=actor, target_type="user", target_id=str(user.pk),
                      before={"mode": before}, after={"mode": mode})
     return settings_row

@@ -9,11 +9,12 @@ class MemoriesConfig(AppConfig):
     def ready(self) -> None:
         from django_q.signals import post_spawn
 
+        from core import replica
         from governance import access, retention
         from governance.crypto import rotation
         from memories.embeddings.worker_threads import limit_worker_threads
         from memories.entities import linking as entities
-        from memories.grants import granted_memory_ids
+        from memories.grants import granted_memory_ids, holds_any_grant
         from memories.models import (
             Entity,
             Memory,
@@ -27,7 +28,11 @@ class MemoriesConfig(AppConfig):
         from memories.tasks import recover_on_worker_start
 
         # The gateway guards memories without naming them (docs/architecture.md).
-        access.register_memories(model=Memory, versions=MemoryVersion, granted=granted_memory_ids)
+        access.register_memories(model=Memory, versions=MemoryVersion, granted=granted_memory_ids,
+                                 holds_any=holds_any_grant)
+        # Read where rights are read (governance.apps): on the primary.
+        replica.read_from_primary(MemoryUserGrant, bookkeeping=False)
+        replica.read_from_primary(MemoryGroupGrant, bookkeeping=False)
         # Key rotation re-seals memories (and re-keys their search tokens) and versions.
         rotation.register_reseal(Memory, rotation.Reseal(after=reindex_resealed))
         rotation.register_reseal(MemoryVersion, rotation.Reseal(select_related=("memory",)))

@@ -22,3 +22,10 @@ def granted_memory_ids(user, readable_space_ids: set[int]) -> Iterable[str]:
     via_groups = (MemoryGroupGrant.objects.filter(group__in=user.groups.all(), **wanted)
                   .values_list("content_object_id", flat=True))
     return direct.union(via_groups)
+
+
+def holds_any_grant(user) -> bool:
+    """Whether any memory is granted to `user`, directly or through a group, in any space."""
+    return (MemoryUserGrant.objects.filter(user=user, permission__codename=VIEW_PERMISSION).exists()
+            or MemoryGroupGrant.objects.filter(group__in=user.groups.all(),
+                                               permission__codename=VIEW_PERMISSION).exists())

@@ -76,7 +76,7 @@ def test_a_memory_list_costs_the_same_queries_however_many_it_lists(api, space, 
 
 # What a recall costs at most, in statements (with `track`, the access counts, the recall event
 # and its audit row follow): a budget, so a statement added to the hot path is a decision.
-RECALL_STATEMENTS = {False: 28, True: 30}
+RECALL_STATEMENTS = {False: 23, True: 25}
 
 
 @pytest.mark.parametrize("track", [False, True])

@@ -18,6 +18,8 @@ from django.db import connections
 from django.test.utils import CaptureQueriesContext
 
 from core import replica
+from governance.access import SYSTEM
+from governance.services import membership_revoke
 from tests.factories import SpaceFactory, UserFactory, make_memory
 from tests.lanes.servers import PostgresCluster
 from tests.personas import client_for
@@ -40,7 +42,7 @@ def fresh_health(monkeypatch):
 def team():
     owner, reader = UserFactory(username="owner"), UserFactory(username="reader")
     space = SpaceFactory(slug="replicated", members={owner: "owner", reader: "viewer"})
-    return {"space": space, "writer": client_for(owner), "reader": client_for(reader)}
+    return {"space": space, "writer": client_for(owner), "reader": client_for(reader), "reader_user": reader}
 
 
 def standby() -> PostgresCluster:
@@ -145,6 +147,27 @@ def test_while_the_replica_lags_the_writer_reads_from_the_primary_and_others_onc
         else:
             raise AssertionError("reads stayed on a replica lagging past the bound")
         assert replica.health.lag > settings.SAM_REPLICA_MAX_LAG_SECONDS
+    finally:
+        with connections["replica"].cursor() as cursor:
+            cursor.execute("SELECT pg_wal_replay_resume()")
+
+
+def test_a_role_revoked_while_the_replica_lags_ends_at_the_next_request(team):
+    """Given a reader whose rights this process keeps and a paused replica, when their role is
+    revoked, then their next request finds nothing: rights, and the generation they are kept
+    under, are read on the primary, so the replica's old rows are never filed as current."""
+    memory = make_memory(team["space"], title="Replicated rights note", content="Kept for viewers.")
+    replayed(memory.id)
+    assert team["reader"].get(f"/api/v1/memories/{memory.id}/").status_code == 200
+    caught_up()
+    with connections["replica"].cursor() as cursor:
+        cursor.execute("SELECT pg_wal_replay_pause()")
+    try:
+        membership_revoke(actor=SYSTEM, space=team["space"], user=team["reader_user"])
+
+        assert team["reader"].get(f"/api/v1/memories/{memory.id}/").status_code == 404
+        listed = team["reader"].get("/api/v1/memories/", {"space": "replicated"})
+        assert memory.id not in [m["id"] for m in listed.json().get("results", [])]
     finally:
         with connections["replica"].cursor() as cursor:
             cursor.execute("SELECT pg_wal_replay_resume()")

@@ -99,15 +99,17 @@ def message(browser, containing: str = "") -> str:
     """The text of the page's message that holds `containing`, once one is shown.
 
     Read inside the wait: right after a second form is sent, the previous page's message is
-    still shown until the new page replaces it, and an element read then goes stale."""
-    from selenium.common.exceptions import StaleElementReferenceException
+    still shown until the new page replaces it, and an element read then goes stale (which
+    Chrome reports either as stale or, mid-navigation, as a node that "does not belong to the
+    document": both are WebDriverExceptions, and the next poll reads the new page)."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.by import By
 
     def shown(driver) -> str | bool:
         try:
             texts = [item.text for item in driver.find_elements(By.CSS_SELECTOR, "ul.messagelist li")
                      if item.is_displayed()]
-        except StaleElementReferenceException:
+        except WebDriverException:
             return False
         return next((text for text in texts if containing in text), False)
 
