@@ -169,20 +169,23 @@ def forget_rights_on_space_delete(sender: type[Space], **kwargs: Any) -> None:
 # by another process, the admin or plain SQL moves it too), and the token lookup of each
 # request reads the current value in its own statement (governance.authentication). Answers
 # computed under one value are kept by this process, keyed by that value, user, token, the
-# token's role and all-spaces flag and the spaces asked about, until a request brings a
-# newer value. Reading the value before the rights means an answer is never filed under a
+# token's role and all-spaces flag and the spaces asked about, until a request brings
+# another value. Reading the value before the rights means an answer is never filed under a
 # value newer than the rows it was read from; the tables are read on the primary
 # (GovernanceConfig.ready), where the token and its value are read, so a replica's lag
 # cannot file old rows under a new value either. Superusers, SYSTEM and callers signed in
 # by session (no token, so no value) are not kept across requests.
 
-MAX_KEPT_ANSWERS = 20_000
+# Bounded by the rights held, not the answers: a user in a thousand spaces holds a thousand.
+# At about 200 bytes a right, the memo stays near 40 MB at most per process.
+MAX_KEPT_RIGHTS = 200_000
 
 
 @dataclass
 class _ProcessMemo:
     generation: int = -1
     answers: dict[tuple[Any, ...], dict[int, SpaceRights]] = field(default_factory=dict)
+    rights_held: int = 0
     # Users with a memory granted to them (directly or through a group) under `generation`:
     # the others skip the query for granted memories.
     has_grants: dict[int, bool] = field(default_factory=dict)
@@ -205,30 +208,35 @@ def _generation_of(actor: Actor) -> int | None:
     return getattr(token, "rights_generation", None) if token is not None else None
 
 
-def _kept(generation: int) -> _ProcessMemo | None:
-    """The process memo for `generation`: emptied when the generation is newer than the
-    one it holds, None when it is older (a request that read the value before a change)."""
+def _kept(generation: int) -> _ProcessMemo:
+    """The process memo for `generation`, emptied first when it held another.
+
+    Any other value, newer or older, empties it. An answer is only ever filed under a value
+    read before its rows were, and a value is never written twice, so whatever a request
+    finds under the value it read is at least as new as that value. Values are unique but
+    not always rising (two changes that commit in the other order than they drew theirs
+    leave the row on the smaller one), so the memo does not assume an order: a request that
+    read a value before a change only empties the memo once."""
+    global _process_memo
     with _process_lock:
-        global _process_memo
-        if generation > _process_memo.generation:
+        if generation != _process_memo.generation:
             _process_memo = _ProcessMemo(generation=generation)
-        elif generation < _process_memo.generation:
-            return None
         return _process_memo
 
 
 def _rights_kept_across_requests(actor: Actor, wanted: frozenset[int] | None) -> dict[int, SpaceRights]:
     generation = _generation_of(actor)
-    kept = None if generation is None else _kept(generation)
-    if kept is None:
+    if generation is None:
         return _rights(actor, wanted)
+    kept = _kept(generation)
     token = cast(ApiToken, _token(actor))
     key = (actor.pk, token.pk, token.role, token.all_spaces, wanted)
     answer = kept.answers.get(key)
     if answer is None:
         answer = _rights(actor, wanted)
-        if len(kept.answers) < MAX_KEPT_ANSWERS:
+        if kept.rights_held + len(answer) <= MAX_KEPT_RIGHTS:
             kept.answers[key] = answer
+            kept.rights_held += len(answer)
     return answer
 
 

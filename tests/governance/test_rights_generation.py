@@ -9,6 +9,7 @@ from django.contrib.auth.models import Group
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
+from governance import access
 from governance.access import SYSTEM
 from governance.models import RightsGeneration
 from governance.services import membership_grant, restricted_tag_set
@@ -91,6 +92,20 @@ def test_the_next_request_of_a_token_reads_no_rights_table(shared):
         assert status_of(client, memory) == 200
 
     assert not [q["sql"] for q in queries.captured_queries if any(read in q["sql"] for read in RIGHTS_READS)]
+
+
+def test_past_its_bound_the_memo_keeps_nothing_more_and_rights_are_read_afresh(shared, monkeypatch):
+    """Given a memo already holding as many rights as it may, when a token makes two requests,
+    then each reads the rights tables, and the answers are right."""
+    _, memory, reader = shared
+    monkeypatch.setattr(access, "MAX_KEPT_RIGHTS", 0)
+    client = client_for(reader)
+    assert status_of(client, memory) == 200
+
+    with CaptureQueriesContext(connection) as queries:
+        assert status_of(client, memory) == 200
+
+    assert [q["sql"] for q in queries.captured_queries if any(read in q["sql"] for read in RIGHTS_READS)]
 
 
 def test_a_role_removed_by_plain_sql_is_seen_by_the_next_request(shared):
