@@ -195,8 +195,9 @@ _process_memo = _ProcessMemo()
 _process_lock = threading.Lock()
 
 
-def _generation_of(actor: Actor) -> int | None:
-    """The rights generation this request's token was read with, when its answers may be kept."""
+def _kept_for(actor: Actor) -> _ProcessMemo | None:
+    """What this process keeps under the rights generation this request's token was read
+    with; None when the actor's answers are not kept."""
     if actor is SYSTEM or actor.is_superuser:
         return None
     request_memo = _rights_memo.get()
@@ -204,8 +205,8 @@ def _generation_of(actor: Actor) -> int | None:
         # Outside a request nothing is kept (see above); within one that changed rights,
         # the value its token was read with is out of date.
         return None
-    token = _token(actor)
-    return getattr(token, "rights_generation", None) if token is not None else None
+    generation = getattr(_token(actor), "rights_generation", None)
+    return None if generation is None else _kept(generation)
 
 
 def _kept(generation: int) -> _ProcessMemo:
@@ -225,10 +226,9 @@ def _kept(generation: int) -> _ProcessMemo:
 
 
 def _rights_kept_across_requests(actor: Actor, wanted: frozenset[int] | None) -> dict[int, SpaceRights]:
-    generation = _generation_of(actor)
-    if generation is None:
+    kept = _kept_for(actor)
+    if kept is None:
         return _rights(actor, wanted)
-    kept = _kept(generation)
     token = cast(ApiToken, _token(actor))
     key = (actor.pk, token.pk, token.role, token.all_spaces, wanted)
     answer = kept.answers.get(key)
@@ -380,12 +380,11 @@ def _granted_memories(actor: Actor, readable_space_ids: set[int]) -> tuple[str, 
     """Memories granted to the actor one by one, inside spaces it may read."""
     if actor is SYSTEM or not _is_active(actor) or not readable_space_ids:
         return ()
-    generation = _generation_of(actor)
-    kept = None if generation is None else _kept(generation)
+    kept = _kept_for(actor)
     if kept is not None:
         # Most users hold no grant at all: asked once per rights generation, that spares
         # their every recall the query below.
-        user_id = cast(int, actor.pk)  # a token's user, never SYSTEM (_generation_of)
+        user_id = cast(int, actor.pk)  # a token's user, never SYSTEM (_kept_for)
         if user_id not in kept.has_grants:
             kept.has_grants[user_id] = memory_registry().holds_any(actor)
         if not kept.has_grants[user_id]:
