@@ -35,7 +35,7 @@ positive, counted by look-alike category.
 --show prints the misses and false positives of a split. No database is needed. Writes
 bench/results/redaction.json and prints Markdown tables.
 
---blind scores held-out files (default bench/redaction_corpus/ids_blind.jsonl to ids_blind5.jsonl,
+--blind scores held-out files (default bench/redaction_corpus/ids_blind.jsonl to ids_blind6.jsonl,
 each written independently of the rules and never read) and prints and writes
 (bench/results/redaction_<file>.json) aggregate figures only: per kind, per id subkind and per
 look-alike category. It never prints a text or a value, so the sets stay blind to whoever runs it.
@@ -65,7 +65,8 @@ CORPORA = (CORPUS_DIR / "cases.jsonl", CORPUS_DIR / "ids_tune.jsonl", CORPUS_DIR
            CORPUS_DIR / "ids_tune6.jsonl")
 # The blind files, each scored into its own results file.
 BLINDS = (CORPUS_DIR / "ids_blind.jsonl", CORPUS_DIR / "ids_blind2.jsonl", CORPUS_DIR / "ids_blind3.jsonl",
-          CORPUS_DIR / "ids_blind4.jsonl", CORPUS_DIR / "ids_blind5.jsonl")
+          CORPUS_DIR / "ids_blind4.jsonl", CORPUS_DIR / "ids_blind5.jsonl",
+          CORPUS_DIR / "ids_blind6.jsonl")
 RESULTS = ROOT / "bench" / "results" / "redaction.json"
 SPLITS = ("dev", "test", "fresh2", "fresh3", "ids-tune", "ids-tune2", "ids-tune3", "ids-tune4", "ids-tune5",
           "ids-tune6")

@@ -19,6 +19,7 @@ from . import (
     labelled_ids,
     names,
     phones,
+    spoken_numbers,
 )
 from .findings import PLACEHOLDERS, Candidate, Redacted
 from .normalise import normalise
@@ -34,6 +35,7 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
     labelled_ids.find,
     checksum_ids.find,
     phones.find,
+    spoken_numbers.find,
     addresses.find,
     names.find,
     entropy.find,

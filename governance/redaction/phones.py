@@ -68,7 +68,7 @@ _NANP = re.compile(
 _INTERNATIONAL = re.compile(rf"\+[1-9]\d{{0,2}}(?:[ \t.-]?\(?\d{{1,5}}\)?){{2,6}}{_EXTENSION}")
 # A phone word earlier in the line, not necessarily right before the number ("call the front
 # desk at …"). Stricter than _CUE_BEFORE: "number" alone and "text" alone are too common here.
-_PHONE_CONTEXT = re.compile(
+PHONE_CONTEXT = re.compile(
     r"\b(?:phones?|tel|telephone|mobile|mobil|cell(?:phone)?|call(?:ed|ing)?|ring|texts?|texting|fax|"
     r"whatsapp|sms|signal|hotline|(?:office|direct|support|main|land|help|phone)[ \t]?line|"
     r"(?:phone|contact|mobile|cell|my|her|his|their|our|new)[ \t]+(?:number|no\.?|#)|"
@@ -140,8 +140,8 @@ def find(scan: Scan) -> Iterator[Candidate]:
         clause = _CLAUSE_AFTER.match(scan.line_after(window.end(), 40))
         assert clause is not None  # the pattern matches the empty string too
         after = clause.group()
-        context_after = bool(_PHONE_CONTEXT.search(after))
-        shape = _by_shape(raw, context=context_after or bool(_PHONE_CONTEXT.search(before)))
+        context_after = bool(PHONE_CONTEXT.search(after))
+        shape = _by_shape(raw, context=context_after or bool(PHONE_CONTEXT.search(before)))
         if shape:
             yield Candidate("phone", window.start(), window.start() + shape, "phone_shape", PRIORITY)
             continue

@@ -928,3 +928,38 @@ def test_a_list_under_a_label_ending_its_line_stops_at_another_shape():
 ])
 def test_lists_under_other_headers_and_a_network_card_are_left_alone(text):
     assert ids_in(text) == []
+
+
+# --- numbers given one digit at a time (spoken_numbers.py) ----------------------------------------
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("[transcript] the member number is four four one, seven oh nine, double two three six",
+     "four four one, seven oh nine, double two three six"),
+    ("Voice memo: Nought six three one, nine nine two eight — that's the reference on my card.",
+     "Nought six three one, nine nine two eight"),
+    ("Please pay to 3 0 4 1 - 7 7 2 9 0 5 before Friday.", "3 0 4 1 - 7 7 2 9 0 5"),
+    ("the card says 2 9 8 1 4, 0 6 3 7, 5", "2 9 8 1 4, 0 6 3 7, 5"),
+    ("Typed it slowly so you can check: 7 4 1 0 9 3 3 6 2", "7 4 1 0 9 3 3 6 2"),
+])
+def test_a_number_given_digit_by_digit_is_an_identifier(text, value):
+    assert ids_in(text) == [value]
+
+
+def test_a_number_read_out_after_a_phone_word_is_a_phone():
+    text = "call me back on oh seven seven double oh nine eight one two three four"
+    found = redact_text(text).findings
+    assert [(f.kind, text[f.start:f.end]) for f in found] == [
+        ("phone", "oh seven seven double oh nine eight one two three four")]
+
+
+@pytest.mark.parametrize("text", [
+    "She counted one two three four five six seven eight nine and jumped.",
+    "Sequence 1 2 3 4 5 6 7 8 9 is the warm-up drill.",
+    "bits = [0 1 1 0 1 0 0 1 1 0]",
+    "print(np.array([4 8 1 5 1 6 2 3 4 2]))",
+    "```\n7 3 9 1 8 2 6 4 5\n```",
+    "PIN hint: one two three four",
+    "We won two one, then lost three nil, then drew one one.",
+])
+def test_counting_arrays_code_and_short_runs_are_left_alone(text):
+    assert redact_text(text).findings == ()
