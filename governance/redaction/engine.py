@@ -14,6 +14,7 @@ from . import (
     checksum_ids,
     emails,
     entropy,
+    id_tagger,
     identifiers,
     key_formats,
     labelled_ids,
@@ -40,6 +41,8 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
     names.find,
     entropy.find,
 )
+# Run after the others; a finding of theirs counts only where no other recognizer found anything.
+FALLBACKS: tuple[Recognizer, ...] = (id_tagger.find,)
 
 # Kinds whose recognizers rely on context that code and URLs do not have: a capitalised word in
 # backticks is an identifier, digits in a URL path are not a phone number. Emails, secrets and
@@ -103,6 +106,10 @@ def _detect(text: str, *, allowlist: Collection[str], public_figures: Collection
     sam_ids = Spans([m.span() for m in _SAM_ID.finditer(scan.text)])
     candidates = [c for recognize in RECOGNIZERS for c in recognize(scan)
                   if _in_scope(scan, c) and not sam_ids.overlaps(c.start, c.end)]
+    found = Spans([(c.start, c.end) for c in candidates])
+    candidates += [c for recognize in FALLBACKS for c in recognize(scan)
+                   if _in_scope(scan, c) and not sam_ids.overlaps(c.start, c.end)
+                   and not found.overlaps(c.start, c.end)]
     candidates = _without_allowed(scan.text, candidates, allowlist=allowlist, public_figures=public_figures)
     chosen = _resolve_overlaps(candidates)
     if normalised.identity:

@@ -311,7 +311,7 @@ def _item_value(text: str, line_start: int) -> tuple[int, int] | None:
             continue
         if not _only_words(text[position:token.start()]):
             return None
-        return token.start(), _groups_end(text, token.end())
+        return token.start(), groups_end(text, token.end())
     return None
 
 
@@ -401,10 +401,10 @@ def _value_after(text: str, position: int) -> tuple[int, int, int] | None:
     token = _TOKEN.match(text, position)
     if not token:
         return None
-    return position, _groups_end(text, token.end()), fillers
+    return position, groups_end(text, token.end()), fillers
 
 
-def _groups_end(text: str, end: int) -> int:
+def groups_end(text: str, end: int) -> int:
     """Where a value whose first token ends at `end` ends, with the groups after it ("12 345 678 901")."""
     while group := _GROUP.match(text, end):
         end = group.end()
@@ -479,6 +479,13 @@ def _is_identifier(
     return not QUANTITY_AFTER.match(text, end)
 
 
+def reads_as_identifier(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end], named by nothing, is not a date, a year, a version, an amount, a
+    quantity or a count, nor right after a word naming another kind of number, a code or a PIN."""
+    return _is_identifier(text, start, end, "customer_number") and not _OTHER_NUMBER_BEFORE.search(
+        text, max(0, start - 30), start)
+
+
 def _weak(label: str) -> bool:
     return label.lower() in _WEAK_LABELS or bool(_WEAK_LABEL.fullmatch(label))
 
@@ -510,7 +517,7 @@ def _far_after(text: str, position: int) -> tuple[int, int] | None:
         between = text[position:token.start()]
         if not _only_words(between) or (token.start() > 0 and text[token.start() - 1] in "-/_."):
             return None
-        return token.start(), _groups_end(text, token.end())
+        return token.start(), groups_end(text, token.end())
     return None
 
 
@@ -560,7 +567,7 @@ def _next_sentence(text: str, position: int) -> tuple[int, int] | None:
             return None
         if token.start() > 0 and text[token.start() - 1] in "-/_.":
             return None
-        return token.start(), _groups_end(text, token.end())
+        return token.start(), groups_end(text, token.end())
     return None
 
 
@@ -630,7 +637,7 @@ def _same_shape_later(text: str, start: int, end: int) -> Iterator[tuple[int, in
         limit = min(len(text), end + _SAME_DOCUMENT_REACH)
     shape = _shape(value)
     for token in _TOKEN.finditer(text, end, limit):
-        other_end = _groups_end(text, token.end())
+        other_end = groups_end(text, token.end())
         if _shape(text[token.start():other_end]) == shape and _boundary(text, token.start(), other_end):
             yield token.start(), other_end
 

@@ -8,6 +8,9 @@ Pure Python: none of these tests touches the database.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -963,3 +966,32 @@ def test_a_number_read_out_after_a_phone_word_is_a_phone():
 ])
 def test_counting_arrays_code_and_short_runs_are_left_alone(text):
     assert redact_text(text).findings == ()
+
+
+# --- the learned identifier tagger (id_tagger.py) -------------------------------------------------
+
+@pytest.mark.parametrize(("text", "value"), [
+    # Labels no rule lists: the tagger reads the words around the number and its shape.
+    ("Versichertenkarte, Kennziffer A123456780 — bitte an die Kasse weiterleiten.", "A123456780"),
+    ("Sozialversicherung? Die steht auf der Karte: 1234 010180", "1234 010180"),
+])
+def test_the_tagger_finds_identifiers_under_labels_no_rule_lists(text, value):
+    found = redact_text(text).findings
+    assert [(f.kind, f.rule, text[f.start:f.end]) for f in found] == [("id", "id_tagger", value)]
+
+
+@pytest.mark.parametrize("text", [
+    "Released 4.2.1 on port 8080, PR #14231 merged, took 1234 ms, commit 9f83504.",
+    "The build 20240517.3 ran 17 tests in 842 s on runner 12.",
+    "Order 48213907 shipped via DHL 1Z999AA10123456784, invoice INV-2024-00123.",
+])
+def test_the_tagger_leaves_the_numbers_of_everyday_and_developer_text_alone(text):
+    assert redact_text(text).findings == ()
+
+
+def test_the_shipped_tagger_is_what_the_training_script_builds_from_the_tuning_sets():
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run([sys.executable, str(root / "bench" / "train_id_tagger.py"), "--check"],
+                            cwd=root, capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "the same as the shipped model" in result.stdout

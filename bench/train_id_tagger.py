@@ -1,0 +1,155 @@
+"""Train the identifier tagger (governance/redaction/id_tagger.py) and write its weights file.
+
+Training data: the `dev` split of bench/redaction_corpus/cases.jsonl and the id tuning sets
+(ids_tune*.jsonl); never the held-out splits or the blind sets. Every candidate the tagger would
+see (id_tagger.candidates, on the normalised text the recognizers read) is an example: positive
+when it overlaps an expected identifier, negative when it overlaps nothing expected (a candidate
+overlapping a phone or an address is left out: it is another recognizer's). Logistic regression
+by stochastic gradient descent in a fixed order (seeded), so a rebuild gives the same weights.
+
+    .venv/bin/python bench/train_id_tagger.py            # writes governance/redaction/data/id_tagger.npz
+    .venv/bin/python bench/train_id_tagger.py --check    # exit 1 unless a rebuild matches the shipped file
+    .venv/bin/python bench/train_id_tagger.py --holdout ids_tune6.jsonl
+        # train without one tuning set and report what the tagger adds to the rules on it
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import unicodedata
+from pathlib import Path
+
+import numpy as np
+from benchenv import ROOT
+
+from governance.redaction import id_tagger, redact_text
+from governance.redaction.normalise import normalise
+from governance.redaction.scan import Scan
+
+CORPUS_DIR = ROOT / "bench" / "redaction_corpus"
+TUNING = tuple(sorted(CORPUS_DIR.glob("ids_tune*.jsonl")))
+EPOCHS = 20
+LEARNING_RATE = 0.2
+DECAY = 0.3  # the rate falls as 1 / (1 + DECAY × epoch)
+L2 = 1e-5
+SEED = 1
+
+
+def load(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def training_cases(without: str | None = None) -> list[dict]:
+    dev = [case for case in load(CORPUS_DIR / "cases.jsonl") if case["split"] == "dev"]
+    return dev + [case for path in TUNING if path.name != without for case in load(path)]
+
+
+def expected_in(normalised: str, case: dict) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(identifier spans, other expected spans) in the normalised text."""
+    ids, others = [], []
+    for item in case["expected"]:
+        value = unicodedata.normalize("NFKC", item["value"])
+        start = normalised.find(value)
+        if start >= 0:
+            (ids if item["kind"] == "id" else others).append((start, start + len(value)))
+    return ids, others
+
+
+def _overlaps(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start < b and a < end for a, b in spans)
+
+
+def examples(cases: list[dict]) -> tuple[list[list[int]], list[int]]:
+    rows, labels = [], []
+    for case in cases:
+        text = normalise(case["text"]).text
+        ids, others = expected_in(text, case)
+        for start, end in id_tagger.candidates(text):
+            positive = _overlaps(start, end, ids)
+            if not positive and _overlaps(start, end, others):
+                continue
+            rows.append(id_tagger.features(text, start, end))
+            labels.append(int(positive))
+    return rows, labels
+
+
+def train(rows: list[list[int]], labels: list[int]) -> dict[int, float]:
+    weights: dict[int, float] = {}
+    order = list(range(len(rows)))
+    shuffle = random.Random(SEED)
+    for epoch in range(EPOCHS):
+        shuffle.shuffle(order)
+        rate = LEARNING_RATE / (1 + DECAY * epoch)
+        for i in order:
+            z = sum(weights.get(index, 0.0) for index in rows[i])
+            error = 1 / (1 + math.exp(-max(-30.0, min(30.0, z)))) - labels[i]
+            for index in rows[i]:
+                current = weights.get(index, 0.0)
+                weights[index] = current - rate * (error + L2 * current)
+    return {index: value for index, value in weights.items() if value}
+
+
+def added_on(cases: list[dict], weights: dict[int, float]) -> dict[str, object]:
+    """What the tagger adds to the rules on `cases`: ids found, look-alikes and values damaged."""
+    total = by_rules = by_both = damaged_lookalikes = stray = 0
+    lookalikes = 0
+    for case in cases:
+        text = normalise(case["text"]).text
+        ids, others = expected_in(text, case)
+        findings = [f for f in redact_text(case["text"]).findings if f.rule != "id_tagger"]
+        rules = [(f.start, f.end) for f in findings if f.kind == "id"]
+        # As the engine keeps them: only where no other recognizer found anything (offsets of
+        # the original text and of the normalised one agree for the ASCII texts most cases are).
+        tagged = [span for span in id_tagger.tagged(Scan(text), weights)
+                  if not _overlaps(*span, [(f.start, f.end) for f in findings])]
+        wrong = [span for span in tagged if not _overlaps(*span, ids + others)]
+        stray += len(wrong)
+        if not case["expected"]:
+            lookalikes += 1
+            damaged_lookalikes += bool(wrong)
+        for item in case["expected"]:
+            if item["kind"] != "id":
+                continue
+            total += 1
+            start = case["text"].index(item["value"])
+            found = _overlaps(start, start + len(item["value"]), rules)
+            value = unicodedata.normalize("NFKC", item["value"])
+            at = text.find(value)
+            by_rules += found
+            by_both += found or (at >= 0 and _overlaps(at, at + len(value), tagged))
+    return {"ids": total, "recall_rules": round(by_rules / max(1, total), 3),
+            "recall_with_tagger": round(by_both / max(1, total), 3),
+            "lookalikes_damaged_by_tagger": f"{damaged_lookalikes} of {lookalikes}",
+            "stray_tagger_findings": stray}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="rebuild and compare with the shipped weights")
+    parser.add_argument("--holdout", help="a tuning file's name to leave out and report on")
+    args = parser.parse_args()
+    rows, labels = examples(training_cases(args.holdout))
+    print(f"{len(rows)} examples, {sum(labels)} identifiers", file=sys.stderr)
+    weights = train(rows, labels)
+    if args.holdout:
+        print(json.dumps(added_on(load(CORPUS_DIR / args.holdout), weights), indent=2))
+        return 0
+    if args.check:
+        shipped = id_tagger.load(id_tagger.MODEL_PATH)
+        keys = sorted(weights)
+        same = keys == sorted(shipped) and np.allclose(
+            [weights[k] for k in keys], [shipped[k] for k in keys], atol=1e-4)
+        print("the same as the shipped model" if same else "DIFFERS from the shipped model")
+        return 0 if same else 1
+    id_tagger.MODEL_PATH.parent.mkdir(exist_ok=True)
+    id_tagger.save(id_tagger.MODEL_PATH, weights)
+    print(f"wrote {id_tagger.MODEL_PATH.relative_to(ROOT)}: {len(weights)} weights")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
