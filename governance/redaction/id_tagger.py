@@ -13,7 +13,7 @@ the rules find stays found.
 Candidates are tokens holding four digits or more, with the groups that follow them ("12 345 678
 901"); one is redacted as `id` when the model gives it more than THRESHOLD. The threshold is set
 high (0.95) because numbers the tuning sets did not show are mostly not identifiers: across
-SAM's own docs and Django's source, no candidate reaches 0.9.
+SAM's own docs and a sample of Django's source, no candidate reaches 0.9.
 
 The weights ship with SAM (governance/redaction/data/id_tagger.npz): the indices of the hashed
 features that carry a weight, and their weights.
@@ -79,11 +79,14 @@ def candidates(text: str) -> list[tuple[int, int]]:
 
 
 def features(text: str, start: int, end: int) -> list[int]:
-    """The hashed features of the candidate text[start:end]: its shape and its context.
+    """The hashed features of the candidate text[start:end], by name: the value's own ("nd=",
+    "nl=", "sh=", "grouped", "sep-", "p2=", "lower"), the words before it, near ("bn=", and "bgn="
+    for their four-letter pieces) and further ("bf=", "bgf="), the line above a value that starts
+    its line ("linestart", "pl="), the signs right before and after it ("pb=", "pa=") and the
+    words after it ("a=").
 
-    The same names as feature_names() (which says what they are), hashed piece by piece with the
-    pieces remembered: a text's numbers share shapes and words, and hashing every name afresh
-    cost more than the rest of the tagger."""
+    Names are hashed piece by piece, the pieces remembered: a text's numbers share shapes and
+    words, and hashing every name afresh cost more than the rest of the tagger."""
     hashed = list(_value_features(text[start:end]))
     before = text[max(0, start - _WINDOW_BEFORE):start]
     words = _WORD.findall(before)[-_WORDS_BEFORE:]
@@ -101,30 +104,6 @@ def features(text: str, start: int, end: int) -> list[int]:
     hashed += [_hashed(f"a={word.lower()}") for word in _WORD.findall(after)[:_WORDS_AFTER]]
     hashed.append(_hashed(f"pa={sign_after}"))
     return hashed
-
-
-def feature_names(text: str, start: int, end: int) -> list[str]:
-    """What features() hashes, by name: the value's own ("nd=", "nl=", "sh=", "grouped", "sep-",
-    "p2=", "lower"), the words before it near ("bn=", "bgn=" for four-letter pieces) and further
-    ("bf=", "bgf="), the line above a value that starts its line ("linestart", "pl="), the signs
-    before and after it ("pb=", "pa=") and the words after it ("a=")."""
-    names = list(_value_names(text[start:end]))
-    before = text[max(0, start - _WINDOW_BEFORE):start]
-    words = [word.lower() for word in _WORD.findall(before)][-_WORDS_BEFORE:]
-    for distance, word in enumerate(reversed(words)):
-        names += _word_names(word, "n" if distance < _NEAR else "f")
-    line_start = text.rfind("\n", 0, start) + 1
-    if not _WORD.search(text, line_start, start):
-        names.append("linestart")
-        above = text[max(0, line_start - _LINE_ABOVE):line_start]
-        names += [f"pl={word.lower()}" for word in _WORD.findall(above)[-4:]]
-    sign_before = before.rstrip(" \t")[-1:]
-    after = text[end:end + 40]
-    sign_after = after.lstrip(" \t")[:1]
-    names.append(f"pb={sign_before}")
-    names += [f"a={word.lower()}" for word in _WORD.findall(after)[:_WORDS_AFTER]]
-    names.append(f"pa={sign_after}")
-    return names
 
 
 def _value_names(value: str) -> list[str]:
