@@ -24,8 +24,10 @@ scored unchanged first, then the third round was tuned on it.
 "ids-tune4" (bench/redaction_corpus/ids_tune4.jsonl) is a fifth set, written independently again
 (50 countries, voice transcripts, far labels); it was scored unchanged first, then the fourth round
 was tuned on it. "ids-tune5" is a sixth, weighted towards hard layouts; the fifth round was tuned on it.
-"ids-tune6" is a seventh, weighted towards less tested regions and pasted forms; it was scored
-unchanged and has not been tuned on yet.
+"ids-tune6" is a seventh, weighted towards less tested regions and pasted forms; the sixth round
+was tuned on it. "ids-tune7" (written like the blind sets) and "ids-tune8" (weighted towards
+everyday text full of numbers that are not identifiers) were scored unchanged first and are
+training data of the identifier tagger (bench/train_id_tagger.py), as all the tuning sets are.
 Look-alike cases (ids "lookalike-…") expect no finding at all; any finding there is a false
 positive, counted by look-alike category.
 
@@ -62,19 +64,19 @@ CORPUS_DIR = ROOT / "bench" / "redaction_corpus"
 # Every labelled file but the blind one; a file that is not there yet is skipped.
 CORPORA = (CORPUS_DIR / "cases.jsonl", CORPUS_DIR / "ids_tune.jsonl", CORPUS_DIR / "ids_tune2.jsonl",
            CORPUS_DIR / "ids_tune3.jsonl", CORPUS_DIR / "ids_tune4.jsonl", CORPUS_DIR / "ids_tune5.jsonl",
-           CORPUS_DIR / "ids_tune6.jsonl")
+           CORPUS_DIR / "ids_tune6.jsonl", CORPUS_DIR / "ids_tune7.jsonl", CORPUS_DIR / "ids_tune8.jsonl")
 # The blind files, each scored into its own results file.
 BLINDS = (CORPUS_DIR / "ids_blind.jsonl", CORPUS_DIR / "ids_blind2.jsonl", CORPUS_DIR / "ids_blind3.jsonl",
           CORPUS_DIR / "ids_blind4.jsonl", CORPUS_DIR / "ids_blind5.jsonl",
           CORPUS_DIR / "ids_blind6.jsonl")
 RESULTS = ROOT / "bench" / "results" / "redaction.json"
 SPLITS = ("dev", "test", "fresh2", "fresh3", "ids-tune", "ids-tune2", "ids-tune3", "ids-tune4", "ids-tune5",
-          "ids-tune6")
+          "ids-tune6", "ids-tune7", "ids-tune8")
 # "fresh": the part of "test" written after the rules were first frozen; "hardening": the part of
 # "test" that holds the shapes an outside probe found (written before the rules were changed);
 # "held-out": "test", "fresh2" and "fresh3" together (the look-alike target counts over all three)
 GROUPS = ("dev", "test", "fresh", "hardening", "fresh2", "fresh3", "held-out", "ids-tune", "ids-tune2",
-          "ids-tune3", "ids-tune4", "ids-tune5", "ids-tune6")
+          "ids-tune3", "ids-tune4", "ids-tune5", "ids-tune6", "ids-tune7", "ids-tune8")
 SUBKINDS = ("national_id", "passport", "iban", "tax_number", "customer_number", "account_number")
 PARTS_OF_TEST = ("fresh", "hardening")
 LOOKALIKE = "lookalike-"
@@ -335,7 +337,8 @@ def markdown(results: dict) -> str:
     totals = [results["splits"][s]["lookalikes"]["total"] for s in SPLITS]
     lines.append(f"| **all** | {'/'.join(str(t['cases']) for t in totals)} | "
                  f"{'/'.join(str(t['cases_with_fp']) for t in totals)} |")
-    for split in ("ids-tune", "ids-tune2", "ids-tune3", "ids-tune4", "ids-tune5", "ids-tune6"):
+    for split in ("ids-tune", "ids-tune2", "ids-tune3", "ids-tune4", "ids-tune5", "ids-tune6", "ids-tune7",
+                  "ids-tune8"):
         tune = results["splits"][split]
         if tune["cases"]:
             lines += ["", f"`{split}` per id subkind:", "", *subkind_markdown(tune["subkinds"])]
