@@ -7,6 +7,7 @@ mode allows and how a space's mode and a user's mode combine.
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from core.actor import Actor
@@ -29,10 +30,10 @@ def user_mode(actor: Actor) -> str:
     return cached
 
 
-def remember_user_mode(user, mode: str | None) -> None:
+def remember_user_mode(user: User, mode: str | None) -> None:
     """Keep `user`'s mode on this user object: one lookup per request, as DRF builds a fresh
     user object for every request (the token lookup reads it in its own statement)."""
-    user._sam_mode = mode or Mode.ASSIST
+    user._sam_mode = mode or Mode.ASSIST  # type: ignore[attr-defined]  # a cache on this request's user
 
 
 def policy(actor: Actor, space) -> Policy:

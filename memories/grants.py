@@ -4,6 +4,9 @@ and MemoryGroupGrant). The gateway asks here through the registration in memorie
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
+
+from django.db.models import QuerySet
 
 from memories.models import MemoryGroupGrant, MemoryUserGrant
 
@@ -16,16 +19,18 @@ def granted_memory_ids(user, readable_space_ids: set[int]) -> Iterable[str]:
     Grants are real foreign keys, deleted with their memory, so every id names a memory
     that exists.
     """
-    wanted = {"permission__codename": VIEW_PERMISSION,
-              "content_object__space_id__in": list(readable_space_ids)}
-    direct = MemoryUserGrant.objects.filter(user=user, **wanted).values_list("content_object_id", flat=True)
-    via_groups = (MemoryGroupGrant.objects.filter(group__in=user.groups.all(), **wanted)
-                  .values_list("content_object_id", flat=True))
-    return direct.union(via_groups)
+    direct, via_groups = _grants(user, content_object__space_id__in=list(readable_space_ids))
+    return direct.values_list("content_object_id", flat=True).union(
+        via_groups.values_list("content_object_id", flat=True))
 
 
 def holds_any_grant(user) -> bool:
     """Whether any memory is granted to `user`, directly or through a group, in any space."""
-    return (MemoryUserGrant.objects.filter(user=user, permission__codename=VIEW_PERMISSION).exists()
-            or MemoryGroupGrant.objects.filter(group__in=user.groups.all(),
-                                               permission__codename=VIEW_PERMISSION).exists())
+    return any(grants.exists() for grants in _grants(user))
+
+
+def _grants(user, **wanted: Any) -> tuple[QuerySet, QuerySet]:
+    """The view grants of `user`: its own, and its groups'."""
+    wanted["permission__codename"] = VIEW_PERMISSION
+    return (MemoryUserGrant.objects.filter(user=user, **wanted),
+            MemoryGroupGrant.objects.filter(group__in=user.groups.all(), **wanted))

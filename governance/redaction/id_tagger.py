@@ -55,13 +55,12 @@ _LINE_ABOVE = 60
 # Numbers the rules leave alone on purpose, whatever the tagger makes of them: a bank's routing
 # code on its own (it names a branch, docs/redaction.md), a one-time or recovery code, a card a
 # line calls a test card.
-_LEFT_ALONE_BEFORE = re.compile(
+_LEFT_ALONE = (
     r"\b(?:sort[ \t_-]*code|routing|bsb|aba|ifsc|swift|bic|recovery|backup|verification|security|otp|"
     r"pin|passcode|password|reset|confirmation|test[ \t_-]*cards?|sandbox|fixtures?|dummy|fake|example)\b"
-    r"[^\n]{0,30}$",
-    re.IGNORECASE,
 )
-_LEFT_ALONE_WORD = re.compile(_LEFT_ALONE_BEFORE.pattern.removesuffix(r"[^\n]{0,30}$"), re.IGNORECASE)
+_LEFT_ALONE_BEFORE = re.compile(_LEFT_ALONE + r"[^\n]{0,30}$", re.IGNORECASE)  # on the value's line
+_LEFT_ALONE_WORD = re.compile(_LEFT_ALONE, re.IGNORECASE)  # anywhere on the line above
 
 
 def candidates(text: str) -> list[tuple[int, int]]:
@@ -201,7 +200,7 @@ def tagged(scan: Scan, weights: dict[int, float]) -> Iterator[tuple[int, int]]:
 def find(scan: Scan) -> Iterator[Candidate]:
     """The engine runs it after every other recognizer and keeps only what overlaps none of theirs
     (engine.FALLBACKS): it adds findings, it never reshapes or outranks a rule's."""
-    if not any(ch.isdigit() for ch in scan.text):
+    if not _DIGIT.search(scan.text):
         return
     for start, end in tagged(scan, shipped_weights()):
         yield Candidate("id", start, end, "id_tagger", PRIORITY)

@@ -46,7 +46,8 @@ _TYPED_RUN = re.compile(r"(?<![\w.,/-])\d(?:(?: |, | ?[-/] ?)\d)+(?![\w]|[.,]\d)
 def find(scan: Scan) -> Iterator[Candidate]:
     text = scan.text
     for match in _SPOKEN_RUN.finditer(text):
-        if _spoken_digits(match.group()) >= MIN_DIGITS and not _counting(_spoken_values(match.group())):
+        spoken = _spoken(match.group())
+        if sum(times for _, times in spoken) >= MIN_DIGITS and not _counting([digit for digit, _ in spoken]):
             yield _candidate(scan, match.start(), match.end(), "spoken_digits")
     if not re.search(r"\d \d", text):
         return
@@ -59,12 +60,10 @@ def find(scan: Scan) -> Iterator[Candidate]:
         yield _candidate(scan, match.start(), match.end(), "digit_by_digit")
 
 
-def _spoken_digits(run: str) -> int:
-    return sum(_REPEATS.get((m.group(1) or "").lower(), 1) for m in _SPOKEN_ONE.finditer(run))
-
-
-def _spoken_values(run: str) -> list[str]:
-    return [_VALUES[m.group(2).lower()] for m in _SPOKEN_ONE.finditer(run)]
+def _spoken(run: str) -> list[tuple[str, int]]:
+    """Each spoken digit of `run` with how many times it counts ("double seven": ("7", 2))."""
+    return [(_VALUES[m.group(2).lower()], _REPEATS.get((m.group(1) or "").lower(), 1))
+            for m in _SPOKEN_ONE.finditer(run)]
 
 
 def _counting(digits: list[str]) -> bool:
