@@ -27,7 +27,9 @@ was tuned on it. "ids-tune5" is a sixth, weighted towards hard layouts; the fift
 "ids-tune6" is a seventh, weighted towards less tested regions and pasted forms; the sixth round
 was tuned on it. "ids-tune7" (written like the blind sets) and "ids-tune8" (weighted towards
 everyday text full of numbers that are not identifiers) were scored unchanged first and are
-training data of the identifier tagger (bench/train_id_tagger.py), as all the tuning sets are.
+training data of the identifier tagger (bench/train_id_tagger.py), as all the tuning sets are;
+so are "ids-tune9" to "ids-tune12" (chat, pasted documents, less covered regions, unlabelled
+customer and account numbers), each scored unread first (results/redaction_<set>_before.json).
 Look-alike cases (ids "lookalike-…") expect no finding at all; any finding there is a false
 positive, counted by look-alike category.
 
@@ -37,7 +39,7 @@ positive, counted by look-alike category.
 --show prints the misses and false positives of a split. No database is needed. Writes
 bench/results/redaction.json and prints Markdown tables.
 
---blind scores held-out files (default bench/redaction_corpus/ids_blind.jsonl to ids_blind6.jsonl,
+--blind scores held-out files (default bench/redaction_corpus/ids_blind.jsonl to ids_blind7.jsonl,
 each written independently of the rules and never read) and prints and writes
 (bench/results/redaction_<file>.json) aggregate figures only: per kind, per id subkind and per
 look-alike category. It never prints a text or a value, so the sets stay blind to whoever runs it.
@@ -64,19 +66,22 @@ CORPUS_DIR = ROOT / "bench" / "redaction_corpus"
 # Every labelled file but the blind one; a file that is not there yet is skipped.
 CORPORA = (CORPUS_DIR / "cases.jsonl", CORPUS_DIR / "ids_tune.jsonl", CORPUS_DIR / "ids_tune2.jsonl",
            CORPUS_DIR / "ids_tune3.jsonl", CORPUS_DIR / "ids_tune4.jsonl", CORPUS_DIR / "ids_tune5.jsonl",
-           CORPUS_DIR / "ids_tune6.jsonl", CORPUS_DIR / "ids_tune7.jsonl", CORPUS_DIR / "ids_tune8.jsonl")
+           CORPUS_DIR / "ids_tune6.jsonl", CORPUS_DIR / "ids_tune7.jsonl", CORPUS_DIR / "ids_tune8.jsonl",
+           CORPUS_DIR / "ids_tune9.jsonl", CORPUS_DIR / "ids_tune10.jsonl", CORPUS_DIR / "ids_tune11.jsonl",
+           CORPUS_DIR / "ids_tune12.jsonl")
 # The blind files, each scored into its own results file.
 BLINDS = (CORPUS_DIR / "ids_blind.jsonl", CORPUS_DIR / "ids_blind2.jsonl", CORPUS_DIR / "ids_blind3.jsonl",
           CORPUS_DIR / "ids_blind4.jsonl", CORPUS_DIR / "ids_blind5.jsonl",
-          CORPUS_DIR / "ids_blind6.jsonl")
+          CORPUS_DIR / "ids_blind6.jsonl", CORPUS_DIR / "ids_blind7.jsonl")
 RESULTS = ROOT / "bench" / "results" / "redaction.json"
 SPLITS = ("dev", "test", "fresh2", "fresh3", "ids-tune", "ids-tune2", "ids-tune3", "ids-tune4", "ids-tune5",
-          "ids-tune6", "ids-tune7", "ids-tune8")
+          "ids-tune6", "ids-tune7", "ids-tune8", "ids-tune9", "ids-tune10", "ids-tune11", "ids-tune12")
 # "fresh": the part of "test" written after the rules were first frozen; "hardening": the part of
 # "test" that holds the shapes an outside probe found (written before the rules were changed);
 # "held-out": "test", "fresh2" and "fresh3" together (the look-alike target counts over all three)
 GROUPS = ("dev", "test", "fresh", "hardening", "fresh2", "fresh3", "held-out", "ids-tune", "ids-tune2",
-          "ids-tune3", "ids-tune4", "ids-tune5", "ids-tune6", "ids-tune7", "ids-tune8")
+          "ids-tune3", "ids-tune4", "ids-tune5", "ids-tune6", "ids-tune7", "ids-tune8", "ids-tune9",
+          "ids-tune10", "ids-tune11", "ids-tune12")
 SUBKINDS = ("national_id", "passport", "iban", "tax_number", "customer_number", "account_number")
 PARTS_OF_TEST = ("fresh", "hardening")
 LOOKALIKE = "lookalike-"

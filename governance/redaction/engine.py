@@ -107,9 +107,16 @@ def _detect(text: str, *, allowlist: Collection[str], public_figures: Collection
     candidates = [c for recognize in RECOGNIZERS for c in recognize(scan)
                   if _in_scope(scan, c) and not sam_ids.overlaps(c.start, c.end)]
     found = Spans([(c.start, c.end) for c in candidates])
-    candidates += [c for recognize in FALLBACKS for c in recognize(scan)
-                   if _in_scope(scan, c) and not sam_ids.overlaps(c.start, c.end)
-                   and not found.overlaps(c.start, c.end)]
+    for fallback in (c for recognize in FALLBACKS for c in recognize(scan)
+                     if _in_scope(scan, c) and not sam_ids.overlaps(c.start, c.end)):
+        if not found.overlaps(fallback.start, fallback.end):
+            candidates.append(fallback)
+            continue
+        # A number read as a phone by its shape alone, with no phone word near it, that the
+        # tagger reads as an identifier ("PESEL … 03271804577") is an identifier.
+        taken = id_tagger.phones_taken_over(scan, fallback, candidates)
+        if taken:
+            candidates = [c for c in candidates if c not in taken] + [fallback]
     candidates = _without_allowed(scan.text, candidates, allowlist=allowlist, public_figures=public_figures)
     chosen = _resolve_overlaps(candidates)
     if normalised.identity:

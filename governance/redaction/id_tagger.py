@@ -8,7 +8,9 @@ and the words around it (the nearest words before it whole and in four-letter pi
 "Versichertennummer", "numéro" and "nummeret" share evidence; the words after it; the line above
 a value that starts its line, as in a form). It is a logistic regression over hashed features,
 trained on the labelled tuning sets (bench/train_id_tagger.py), and it only adds findings: what
-the rules find stays found.
+the rules find stays found. The one exception is a number the phone rules read as some country's
+phone by its shape alone, with no phone word near it ("numer PESEL … to 03271804577"): the
+tagger, which learns from phones as negatives, may take it over (phones_taken_over).
 
 Candidates are tokens holding four digits or more, with the groups that follow them ("12 345 678
 901"); one is redacted as `id` when the model gives it more than THRESHOLD. The threshold is set
@@ -32,6 +34,7 @@ import numpy as np
 
 from .findings import Candidate
 from .labelled_ids import groups_end, reads_as_identifier
+from .phones import PHONE_CONTEXT
 from .scan import Scan
 
 MODEL_PATH = Path(__file__).parent / "data" / "id_tagger.npz"
@@ -52,6 +55,12 @@ _WORDS_BEFORE = 6
 _NEAR = 2  # the nearest words before a value weigh apart from the further ones
 _WORDS_AFTER = 3
 _LINE_ABOVE = 60
+_CLAUSE = re.compile(r"[^.;!?]*")
+# Pieces of phone words in many languages, inside compounds too ("Rufnummer", "Llámame",
+# "Telefonnummer"): near one, a number stays the phone recognizer's.
+_PHONE_WORD_PIECE = re.compile(
+    r"phon|fon|tel|mobil|handy|ruf|call|ll[aá]m|cell|whats|sms|fax|hotline|contact|kontakt|dial|ring",
+    re.IGNORECASE)
 # Numbers the rules leave alone on purpose, whatever the tagger makes of them: a bank's routing
 # code on its own (it names a branch, docs/redaction.md), a one-time or recovery code, a card a
 # line calls a test card.
@@ -172,17 +181,23 @@ def save(path: Path, weights: dict[int, float]) -> None:
     np.savez_compressed(path, indices=indices, weights=values)
 
 
-def _left_alone(scan: Scan, start: int) -> bool:
+def _left_alone(scan: Scan, start: int, end: int) -> bool:
     """A word before the value on its line, or on the line above a value that starts its line
     (a table's header), says it is a number the rules leave alone."""
     before = scan.line_before(start, 60)
-    if _LEFT_ALONE_BEFORE.search(before):
-        return True
     line_start = start - len(before)
     if before.strip() or line_start == 0:
-        return False
-    above = scan.line_before(line_start - 1, 120)
-    return bool(_LEFT_ALONE_WORD.search(above))
+        words = [match.group() for match in _LEFT_ALONE_BEFORE.finditer(before)]
+    else:
+        words = _LEFT_ALONE_WORD.findall(scan.line_before(line_start - 1, 120))
+    return any(not _named_pin(word, scan.text[start:end]) for word in words)
+
+
+def _named_pin(word: str, value: str) -> bool:
+    """A "PIN" that is no code typed at a keypad (Kenya's KRA PIN "A012948376Z"): letters in it,
+    or more than eight digits."""
+    digits = len(_DIGIT.findall(value))
+    return word.lower().startswith("pin") and (digits > 8 or any(ch.isalpha() for ch in value))
 
 
 def tagged(scan: Scan, weights: dict[int, float]) -> Iterator[tuple[int, int]]:
@@ -192,9 +207,23 @@ def tagged(scan: Scan, weights: dict[int, float]) -> Iterator[tuple[int, int]]:
     for start, end in candidates(text):
         if probability(weights, features(text, start, end)) <= THRESHOLD:
             continue
-        if not reads_as_identifier(text, start, end) or _left_alone(scan, start):
+        if not reads_as_identifier(text, start, end) or _left_alone(scan, start, end):
             continue
         yield start, end
+
+
+def phones_taken_over(scan: Scan, finding: Candidate, others: list[Candidate]) -> list[Candidate]:
+    """The phone candidates `finding` replaces: every candidate it overlaps must be a phone lying
+    within it, with no phone word before it on its line or after it in its clause; else none."""
+    overlapping = [c for c in others if c.start < finding.end and finding.start < c.end]
+    if not overlapping or any(c.kind != "phone" or c.start < finding.start or c.end > finding.end
+                              for c in overlapping):
+        return []
+    after = _CLAUSE.match(scan.line_after(finding.end, 40))
+    near = f"{scan.line_before(finding.start, 40)} {after.group() if after else ''}"
+    if PHONE_CONTEXT.search(near) or _PHONE_WORD_PIECE.search(near):
+        return []
+    return overlapping
 
 
 def find(scan: Scan) -> Iterator[Candidate]:

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from governance.redaction import redact_text
+from governance.redaction import id_tagger, phones, redact_text
+from governance.redaction.findings import Candidate
 from governance.redaction.id_labels import LABEL, may_start_label
+from governance.redaction.scan import Scan
 
 
 def ids_in(text: str) -> list[str]:
@@ -995,3 +997,62 @@ def test_the_shipped_tagger_is_what_the_training_script_builds_from_the_tuning_s
                             cwd=root, capture_output=True, text=True, timeout=300, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "the same as the shipped model" in result.stdout
+
+
+def _phone(text: str, value: str) -> Candidate:
+    start = text.index(value)
+    return Candidate("phone", start, start + len(value), "phonenumbers", 60)
+
+
+def _tagged(text: str, value: str) -> Candidate:
+    start = text.index(value)
+    return Candidate("id", start, start + len(value), "id_tagger", id_tagger.PRIORITY)
+
+
+@pytest.mark.parametrize(("text", "value", "taken"), [
+    # Read as a phone by its shape alone, no phone word near: the tagger's reading wins.
+    ("numer PESEL syna. Prawidłowy to 03271804577 – proszę o poprawienie", "03271804577", True),
+    ("UTR is the 10 digit number on the letter: 16153 73650. I entered it", "16153 73650", True),
+    # A phone word before it, inside a compound, or after it in its clause: it stays a phone.
+    ("Rufnummer: 030 901820", "030 901820", False),
+    ("Tel. 030 901820 (Zentrale)", "030 901820", False),
+    ("Llámame al 612345678 mañana", "612345678", False),
+    ("0685407362 is my WhatsApp", "0685407362", False),
+])
+def test_the_tagger_takes_over_only_a_phone_read_by_its_shape_alone(text, value, taken):
+    phone = _phone(text, value)
+    taken_over = id_tagger.phones_taken_over(Scan(text), _tagged(text, value), [phone])
+    assert taken_over == ([phone] if taken else [])
+
+
+def test_the_tagger_never_takes_over_another_kind_or_a_longer_phone():
+    text = "numer 03271804577 albo jan@example.org"
+    value = "03271804577"
+    email = Candidate("email", text.index("jan"), len(text), "email", 95)
+    assert id_tagger.phones_taken_over(Scan(text), _tagged(text, value), [_phone(text, value), email]) == [
+        _phone(text, value)]
+    longer = Candidate("phone", text.index(value) - 6, text.index(value) + len(value), "phonenumbers", 60)
+    assert id_tagger.phones_taken_over(Scan(text), _tagged(text, value), [longer]) == []
+
+
+@pytest.mark.parametrize(("text", "value", "left_alone"), [
+    ("PIN yangu A012948376Z inasema 'invalid'", "A012948376Z", False),  # Kenya's KRA PIN: a tax number
+    ("Your PIN is 4821, do not share it", "4821", True),
+    ("PIN code 560001 for the Bengaluru office", "560001", True),
+    ("recovery code A012948376Z", "A012948376Z", True),
+])
+def test_a_pin_with_letters_or_more_than_eight_digits_is_no_keypad_code(text, value, left_alone):
+    start = text.index(value)
+    assert id_tagger._left_alone(Scan(text), start, start + len(value)) is left_alone
+
+
+def test_a_number_the_phone_rules_read_by_shape_alone_is_an_identifier_when_the_tagger_says_so():
+    text = "Reference from the pension letter is 0731 8822 941 if they ask."
+    assert [(c.kind, text[c.start:c.end]) for c in phones.find(Scan(text))] == [("phone", "0731 8822 941")]
+    assert [(f.kind, f.rule, text[f.start:f.end]) for f in redact_text(text).findings] == [
+        ("id", "id_tagger", "0731 8822 941")]
+
+
+def test_a_kra_pin_is_a_tax_number_not_a_keypad_code():
+    text = "nimeweka PIN yangu ya KRA hapa: A019283746K, sawa?"
+    assert [(f.kind, text[f.start:f.end]) for f in redact_text(text).findings] == [("id", "A019283746K")]
