@@ -41,7 +41,8 @@ RECOGNIZERS: tuple[Recognizer, ...] = (
     names.find,
     entropy.find,
 )
-# Run after the others; a finding of theirs counts only where no other recognizer found anything.
+# Run after the others; a finding of theirs counts only where no other recognizer found anything,
+# or over a phone read by its shape alone (id_tagger.phones_taken_over).
 FALLBACKS: tuple[Recognizer, ...] = (id_tagger.find,)
 
 # Kinds whose recognizers rely on context that code and URLs do not have: a capitalised word in

@@ -228,7 +228,8 @@ def phones_taken_over(scan: Scan, finding: Candidate, others: list[Candidate]) -
 
 def find(scan: Scan) -> Iterator[Candidate]:
     """The engine runs it after every other recognizer and keeps only what overlaps none of theirs
-    (engine.FALLBACKS): it adds findings, it never reshapes or outranks a rule's."""
+    (engine.FALLBACKS), or only phones read by their shape alone (phones_taken_over): it adds
+    findings, it never reshapes or outranks another rule's."""
     if not _DIGIT.search(scan.text):
         return
     for start, end in tagged(scan, shipped_weights()):
