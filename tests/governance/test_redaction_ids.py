@@ -1046,8 +1046,11 @@ def test_a_pin_with_letters_or_more_than_eight_digits_is_no_keypad_code(text, va
     assert id_tagger._left_alone(Scan(text), start, start + len(value)) is left_alone
 
 
-def test_a_number_the_phone_rules_read_by_shape_alone_is_an_identifier_when_the_tagger_says_so():
-    text = "Reference from the pension letter is 0731 8822 941 if they ask."
+@pytest.mark.parametrize("text", [
+    "The insurance policy holder number is 0731 8822 941.",
+    "Her student ID from the university letter is 0731 8822 941.",
+])
+def test_a_number_the_phone_rules_read_by_shape_alone_is_an_identifier_when_the_tagger_says_so(text):
     assert [(c.kind, text[c.start:c.end]) for c in phones.find(Scan(text))] == [("phone", "0731 8822 941")]
     assert [(f.kind, f.rule, text[f.start:f.end]) for f in redact_text(text).findings] == [
         ("id", "id_tagger", "0731 8822 941")]
