@@ -125,13 +125,9 @@ def added_on(cases: list[dict], weights: dict[int, float], *, show: bool = False
         # for the ASCII texts most cases are).
         scan = Scan(text)
         proposed = [Candidate(f.kind, f.start, f.end, f.rule, 0) for f in findings]
-        tagged = []
-        for span in id_tagger.tagged(scan, weights):
-            if not _overlaps(*span, [(f.start, f.end) for f in findings]):
-                tagged.append(span)
-            elif taken := id_tagger.phones_taken_over(scan, Candidate("id", *span, "id_tagger", 0), proposed):
-                tagged.append(span)
-                rules = [r for r in rules if not _overlaps(*r, [(c.start, c.end) for c in taken])]
+        tagged = [span for span in id_tagger.tagged(scan, weights)
+                  if not _overlaps(*span, [(f.start, f.end) for f in findings])
+                  or id_tagger.phones_taken_over(scan, Candidate("id", *span, "id_tagger", 0), proposed)]
         wrong = [span for span in tagged if not _overlaps(*span, ids + others)]
         stray += len(wrong)
         if show:

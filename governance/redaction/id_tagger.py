@@ -34,7 +34,7 @@ import numpy as np
 
 from .findings import Candidate
 from .labelled_ids import groups_end, reads_as_identifier
-from .phones import PHONE_CONTEXT
+from .phones import CLAUSE_AFTER, PHONE_CONTEXT
 from .scan import Scan
 
 MODEL_PATH = Path(__file__).parent / "data" / "id_tagger.npz"
@@ -55,7 +55,6 @@ _WORDS_BEFORE = 6
 _NEAR = 2  # the nearest words before a value weigh apart from the further ones
 _WORDS_AFTER = 3
 _LINE_ABOVE = 60
-_CLAUSE = re.compile(r"[^.;!?]*")
 # Pieces of phone words in many languages, inside compounds too ("Rufnummer", "Llámame",
 # "Telefonnummer"): near one, a number stays the phone recognizer's.
 _PHONE_WORD_PIECE = re.compile(
@@ -219,8 +218,9 @@ def phones_taken_over(scan: Scan, finding: Candidate, others: list[Candidate]) -
     if not overlapping or any(c.kind != "phone" or c.start < finding.start or c.end > finding.end
                               for c in overlapping):
         return []
-    after = _CLAUSE.match(scan.line_after(finding.end, 40))
-    near = f"{scan.line_before(finding.start, 40)} {after.group() if after else ''}"
+    after = CLAUSE_AFTER.match(scan.line_after(finding.end, 40))
+    assert after is not None  # the pattern matches the empty string too
+    near = f"{scan.line_before(finding.start, 40)} {after.group()}"
     if PHONE_CONTEXT.search(near) or _PHONE_WORD_PIECE.search(near):
         return []
     return overlapping

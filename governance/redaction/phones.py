@@ -102,7 +102,7 @@ _MIXED_GROUPS_BEFORE = re.compile(r"(?:(?<![\w-])(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*\
 _CEP = re.compile(r"\d{5}-\d{3}")
 _OTHER_NUMBER_WORD = re.compile(rf"\b(?:{_OTHER_NUMBER_WORDS})\b", re.IGNORECASE)
 # The clause after a number, up to a sentence's end: "+44 7700 900123 is the on-call phone".
-_CLAUSE_AFTER = re.compile(r"[^.;!?]*")
+CLAUSE_AFTER = re.compile(r"[^.;!?]*")
 # The result of arithmetic: "2^31 - 1 = 2147483647", "x * 1000 = 86400000".
 _MATH_BEFORE = re.compile(
     r"[\d)][ \t]*[=×*/^][ \t]*$|\b(?:mod(?:ulo)?|sqrt|factori[sz]e|divide|multiply)[ \t]+$", re.IGNORECASE
@@ -137,7 +137,7 @@ def find(scan: Scan) -> Iterator[Candidate]:
                 or _MATH_AFTER.match(text, window.end())):
             continue
         # A phone word in the same clause after the number counts like one before it.
-        clause = _CLAUSE_AFTER.match(scan.line_after(window.end(), 40))
+        clause = CLAUSE_AFTER.match(scan.line_after(window.end(), 40))
         assert clause is not None  # the pattern matches the empty string too
         after = clause.group()
         context_after = bool(PHONE_CONTEXT.search(after))
