@@ -12,6 +12,8 @@ by stochastic gradient descent in a fixed order (seeded), so a rebuild gives the
     .venv/bin/python bench/train_id_tagger.py --holdout ids_tune6.jsonl [--show]
         # train without one tuning set and report what the tagger adds to the rules on it
         # (--show: and list the ids still missed and the values wrongly tagged)
+    .venv/bin/python bench/train_id_tagger.py --holdout all
+        # the same for every tuning set in turn, with the totals
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ import json
 import math
 import random
 import sys
-import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -57,7 +58,7 @@ def expected_in(normalised: str, case: dict, kind: str = "id") -> tuple[Spans, S
     """(spans of `kind`, other expected spans) in the normalised text."""
     ids, others = [], []
     for item in case["expected"]:
-        value = unicodedata.normalize("NFKC", item["value"])
+        value = normalise(item["value"]).text
         start = normalised.find(value)
         if start >= 0:
             (ids if item["kind"] == kind else others).append((start, start + len(value)))
@@ -142,7 +143,7 @@ def added_on(cases: list[dict], weights: dict[int, float], *, show: bool = False
             total += 1
             start = case["text"].index(item["value"])
             found = _overlaps(start, start + len(item["value"]), rules)
-            value = unicodedata.normalize("NFKC", item["value"])
+            value = normalise(item["value"]).text
             at = text.find(value)
             by_rules += found
             hit = found or (at >= 0 and _overlaps(at, at + len(value), tagged))
@@ -151,18 +152,35 @@ def added_on(cases: list[dict], weights: dict[int, float], *, show: bool = False
                 near = max(0, at - 70)
                 missed.append(f"MISSED {item['value']!r} ({item['subkind']}, {item.get('country')}) in "
                               f"{case['id']}: {text[near:at + len(value) + 20]!r}")
-    return {"ids": total, "recall_rules": round(by_rules / max(1, total), 3),
+    return {"ids": total, "found": by_both, "recall_rules": round(by_rules / max(1, total), 3),
             "recall_with_tagger": round(by_both / max(1, total), 3),
             "lookalikes_damaged_by_tagger": f"{damaged_lookalikes} of {lookalikes}",
             "stray_tagger_findings": stray, **({"misses": missed} if show else {})}
 
 
+def leave_each_out(*, show: bool = False) -> dict[str, object]:
+    """Every tuning set scored by a tagger trained without it, and the totals over all of them."""
+    per_set: dict[str, dict[str, object]] = {}
+    for path in TUNING:
+        weights = train(*examples(training_cases(path.name)))
+        per_set[path.name] = added_on(load(path), weights, show=show)
+    ids = sum(int(result["ids"]) for result in per_set.values())
+    found = sum(int(result["found"]) for result in per_set.values())
+    damaged = sum(int(str(result["lookalikes_damaged_by_tagger"]).split()[0]) for result in per_set.values())
+    return {"sets": per_set, "ids": ids, "recall_with_tagger": round(found / ids, 3),
+            "lookalikes_damaged_by_tagger": damaged,
+            "stray_tagger_findings": sum(int(result["stray_tagger_findings"]) for result in per_set.values())}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="rebuild and compare with the shipped weights")
-    parser.add_argument("--holdout", help="a tuning file's name to leave out and report on")
+    parser.add_argument("--holdout", help="a tuning file's name to leave out and report on, or 'all'")
     parser.add_argument("--show", action="store_true", help="with --holdout: list what is still missed")
     args = parser.parse_args()
+    if args.holdout == "all":
+        print(json.dumps(leave_each_out(show=args.show), indent=2))
+        return 0
     rows, labels = examples(training_cases(args.holdout))
     print(f"{len(rows)} examples, {sum(labels)} identifiers", file=sys.stderr)
     weights = train(rows, labels)

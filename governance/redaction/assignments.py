@@ -70,7 +70,9 @@ _NOT_A_SECRET_KEY = frozenset(
     "placeholder algorithm algo scope scopes audience issuer validator validators lifetime age class "
     "backend manager source location dir usage budget tokens input output validation "
     "rotation rotated created updated last form forms generator generators text help fallbacks "
-    "fallback mixin class view field widget serializer validator checker".split()
+    "fallback mixin class view field widget serializer validator checker "
+    # "Pass-Nr.", "pass_no": a passport's number (German "Pass"), not a password.
+    "nr no num number nummer".split()
 )
 _NON_VALUES = frozenset(
     "none null nil true false undefined required optional empty redacted xxx xxxx changeme example "

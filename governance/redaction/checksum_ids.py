@@ -162,22 +162,42 @@ def find(scan: Scan) -> Iterator[Candidate]:
         for line in _MRZ_LINE.finditer(text):
             if _mrz_check(line.group("number")) == int(line.group("check")):
                 yield Candidate("id", line.start(), line.start() + 44, "passport_mrz", PRIORITY)
-    if not _CHEAP.search(text):
-        return
-    for start in _START.finditer(text):
-        found = _at(scan, start.start())
+    found_at: set[int] = set()
+    if _CHEAP.search(text):
+        for start in _START.finditer(text):
+            found = _at(scan, start.start())
+            if found is not None:
+                found_at.add(found.start)
+                yield found
+    yield from _in_lower_case(scan, found_at)
+
+
+def _in_lower_case(scan: Scan, found_at: set[int]) -> Iterator[Candidate]:
+    """Identifiers typed in lower case ("de89 3704 0044 …", "y3095718r", "vrdlcu78m22f205n"), read
+    in a copy of the text with the token upper-cased by the schemes whose check makes that as safe."""
+    text = scan.text
+    for start in _LOWER_START.finditer(text):
+        position = start.start()
+        if position in found_at:
+            continue
+        end = position + _LONGEST_MATCH
+        # Character by character, so that the copy keeps the text's offsets ("ß" stays one).
+        upper = "".join(ch.upper() if len(ch.upper()) == 1 else ch for ch in text[position:end])
+        found = _at(scan, position, text=text[:position] + upper + text[end:], schemes=_CASELESS_SCHEMES)
         if found is not None:
             yield found
 
 
-def _at(scan: Scan, position: int) -> Candidate | None:
-    """The identifier with valid check digits that starts at `position`, if any."""
-    text = scan.text
+def _at(scan: Scan, position: int, *, text: str = "",
+        schemes: tuple[_Shaped, ...] = ()) -> Candidate | None:
+    """The identifier with valid check digits that starts at `position`, if any (in `text`, a
+    copy of the scan's text of the same length, and among `schemes` when given)."""
+    text = text or scan.text
     matches = [_PATTERN.match(text, position), _IBAN_LOOSE.match(text, position)]
     for match in filter(None, matches):
         # The alternation stops at the first scheme whose shape fits; others may fit the same
         # text ("131052-3084" is a Swedish or a Finnish number), so each is tried in turn.
-        for scheme in _SCHEMES_BY_SHAPE:
+        for scheme in schemes or _SCHEMES_BY_SHAPE:
             if not scheme.shape.fullmatch(match.group()):
                 continue
             span = _valid_span(scheme.scheme, text, match.start(), match.end())
@@ -282,3 +302,14 @@ class _Shaped:
 
 
 _SCHEMES_BY_SHAPE = tuple(_Shaped(s.name, re.compile(s.pattern), s) for s in SCHEMES)
+# Schemes whose check digits or letters make a match typed in lower case as safe as one in capitals
+# (IBANs, codici fiscali, DNI/NIE, CURP/RFC, Finnish, Chinese, Singaporean and Irish ids), and the
+# Indian PAN, whose letters-digits-letter shape no word has. Not the UK NINO, which has no check.
+_CASELESS = frozenset({"iban", "iban_loose", "it_codicefiscale", "es_dni", "es_nie", "mx_curp", "mx_rfc",
+                       "fi_hetu", "cn_ric", "ie_pps", "in_pan", "sg_nric"})
+_CASELESS_SCHEMES = tuple(shaped for shaped in _SCHEMES_BY_SHAPE if shaped.name in _CASELESS)
+# A token that could start one of them typed in lower case: up to six letters, then a digit, and a
+# lower-case letter before its end ("it26", "y3095718r", "12345678z", "120398-914x").
+# Longer than any scheme's match: an IBAN of 34 characters in groups, with its spaces.
+_LONGEST_MATCH = 64
+_LOWER_START = re.compile(r"(?<![\w./-])(?=[A-Za-z]{0,6}\d)(?=[A-Za-z0-9-]*[a-z])[A-Za-z0-9]")

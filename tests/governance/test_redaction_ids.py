@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from governance.redaction import id_tagger, phones, redact_text
+from governance.redaction import checksum_ids, id_tagger, phones, redact_text
 from governance.redaction.findings import Candidate
 from governance.redaction.id_labels import LABEL, may_start_label
 from governance.redaction.scan import Scan
@@ -1059,3 +1059,40 @@ def test_a_number_the_phone_rules_read_by_shape_alone_is_an_identifier_when_the_
 def test_a_kra_pin_is_a_tax_number_not_a_keypad_code():
     text = "nimeweka PIN yangu ya KRA hapa: A019283746K, sawa?"
     assert [(f.kind, text[f.start:f.end]) for f in redact_text(text).findings] == [("id", "A019283746K")]
+
+
+# --- tenth round: identifiers typed in lower case, a label glued to its value, "Pass-Nr." -------
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("schick einfach an de66760501016622366550, hab grad kein paypal", "de66760501016622366550"),
+    ("IBAN: it26 j050 3411 7010 0000 0008 316", "it26 j050 3411 7010 0000 0008 316"),
+    ("abi ibanım tr77 0001 0000 0009 3746 5182 00 ziraat", "tr77 0001 0000 0009 3746 5182 00"),
+    ("pongo mi nie y3095718r y me sale error", "y3095718r"),
+    ("il mio codice è vrdlcu78m22f205n, grazie", "vrdlcu78m22f205n"),
+    ("mi dni es 12345678z", "12345678z"),
+    ("my pan is cvnpr2264k for the tds form", "cvnpr2264k"),
+])
+def test_an_identifier_typed_in_lower_case_is_read_when_its_check_validates(text, value):
+    assert ids_in(text) == [value]
+
+
+@pytest.mark.parametrize("text", [
+    # The same shapes with a wrong check digit or letter, and tokens that only mix case and digits.
+    "schick einfach an de66760501016622366551, hab grad kein paypal",
+    "pongo el código y3095718a y me sale error",
+    "build h264 on x86_64 with mx2 and v2024a12b",
+    "commit 5c2a9e1f0b7d and tag rc12345678z-beta",
+])
+def test_lower_case_shapes_whose_check_fails_are_not_check_digit_ids(text):
+    # (The tagger may still read an IBAN with a slip as an identifier; the check-digit rules do not.)
+    assert list(checksum_ids.find(Scan(text))) == []
+
+
+def test_a_label_abbreviation_glued_to_its_value_by_a_dot():
+    assert ids_in("A1 Kundennr.84729316 – Router tauschen bitte") == ["84729316"]
+
+
+def test_a_german_pass_number_is_a_passport_not_a_password():
+    text = "Pass-Nr.: X6482917\nGültig bis: 12.05.2031"
+    assert [(f.kind, text[f.start:f.end]) for f in redact_text(text).findings] == [("id", "X6482917")]
+    assert kinds_in('password = "hunter2XY"') == ["secret"]
