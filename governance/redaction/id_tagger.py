@@ -31,6 +31,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 import numpy as np
+from stdnum import iso11649, lei
 
 from .findings import Candidate
 from .labelled_ids import groups_end, reads_as_identifier
@@ -199,6 +200,28 @@ def _named_pin(word: str, value: str) -> bool:
     return word.lower().startswith("pin") and (digits > 8 or any(ch.isalpha() for ch in value))
 
 
+# Numbers of a standard that names no person, each proved by its own check: a postal item's
+# tracking number (UPU S10, "RR158139315RU"), a creditor reference (ISO 11649, "RF18 5390 0754
+# 7034"), a legal entity identifier (ISO 17442), and any UUID.
+_S10 = re.compile(r"[A-Z]{2} ?(\d{8})(\d) ?[A-Z]{2}")
+_S10_WEIGHTS = (8, 6, 4, 2, 3, 5, 9, 7)
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def other_standard_number(value: str) -> bool:
+    """Whether `value` is a tracking number, a creditor reference, an LEI or a UUID."""
+    if _UUID.fullmatch(value):
+        return True
+    s10 = _S10.fullmatch(value)
+    if s10:
+        check = 11 - sum(int(d) * w for d, w in zip(s10.group(1), _S10_WEIGHTS, strict=True)) % 11
+        return {10: 0, 11: 5}.get(check, check) == int(s10.group(2))
+    compact = value.replace(" ", "").upper()
+    if compact.startswith("RF") and iso11649.is_valid(compact):
+        return True
+    return len(compact) == 20 and lei.is_valid(compact)
+
+
 def tagged(scan: Scan, weights: dict[int, float]) -> Iterator[tuple[int, int]]:
     """Spans the model with `weights` finds likely enough, except numbers the rules leave alone on
     purpose."""
@@ -206,7 +229,8 @@ def tagged(scan: Scan, weights: dict[int, float]) -> Iterator[tuple[int, int]]:
     for start, end in candidates(text):
         if probability(weights, features(text, start, end)) <= THRESHOLD:
             continue
-        if not reads_as_identifier(text, start, end) or _left_alone(scan, start, end):
+        if not reads_as_identifier(text, start, end) or _left_alone(scan, start, end) or \
+                other_standard_number(text[start:end]):
             continue
         yield start, end
 

@@ -165,12 +165,21 @@ _NEXT_WORDS = 16
 _SAME_DOCUMENT_REACH = 240
 # Words that name another kind of number right before a value ("order 12345678").
 _OTHER_NUMBER_BEFORE = re.compile(
-    r"\b(?:orders?|invoices?|inv|isbn|sku|serial|tracking|parcel|shipment|part|model|build|version|"
+    r"(?:\b(?:orders?|invoices?|inv|isbn|sku|serial|tracking|parcel|shipment|part|model|build|version|"
     r"release|ticket|case|receipt|transaction|batch|lot|job|run|flight|booking|confirmation|voucher|"
     r"coupon|licen[cs]e|key|commit|item|product|error|code|pin|otp|amount|room|table|seat|gate|"
     r"rechnung|rechnungs-?nummer|faktura|facture|factura|fattura|fatura|bestellung|bestell-?nummer|"
-    r"auftrag|auftrags-?nummer|commande|pedido|ordine|zamówienie|sendung|lieferung)"
-    r"(?:[ \t]*(?:number|no\.?|nr\.?|num|id|#))?[ \t]*[:#=]?[ \t]*$",
+    r"auftrag|auftrags-?nummer|commande|pedido|ordine|zamówienie|sendung|lieferung|"
+    # The same in more languages: order, ticket, shipment and tracking, article, barcode.
+    r"ticket-?nummer|sendungs-?nummer|artikel-?nummer|bestelling|factuur|zending|suivi|colis|envoi|"
+    r"seguimiento|rastreo|env[íi]o|spedizione|tracciamento|sipari[şs]i?|kargo|takip|ean|gtin|upc|"
+    r"barcode|заказа?|посылки|трек-?номер|пошиљке|поруџбине)"
+    r"|(?:订单|訂單|运单|運單|快递单?|快遞單?|维修单|維修單|工单|工單|注文|주문|송장|운송장)(?:号|號|番号|번호)?)"
+    r"(?:[ \t]*(?:number|no\.?|nr\.?|num|id|#))?[ \t]*"
+    r"(?:(?<!pin )(?:is|lautet|est|es|ist|era|war|was|是)[ \t]*)?[:#=：]?[ \t]*$"
+    # A number word before the other word, as Slavic languages write it ("nr zamówienia").
+    r"|\b(?:nr|no|numer|номер|број)\.?[ \t]+(?:zamówienia|zamowienia|przesyłki|заказа|посылки|"
+    r"поруџбине|пошиљке)[ \t]*[:#=]?[ \t]*$",
     re.IGNORECASE,
 )
 # "Faktura VAT nr …": the label names an invoice's kind; "last 4 of SSN 6789": a masked value.

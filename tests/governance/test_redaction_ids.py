@@ -1096,3 +1096,32 @@ def test_a_german_pass_number_is_a_passport_not_a_password():
     text = "Pass-Nr.: X6482917\nGültig bis: 12.05.2031"
     assert [(f.kind, text[f.start:f.end]) for f in redact_text(text).findings] == [("id", "X6482917")]
     assert kinds_in('password = "hunter2XY"') == ["secret"]
+
+
+@pytest.mark.parametrize(("value", "other"), [
+    ("RR158139315RU", True),  # a postal item's tracking number, UPU S10, its check digit right
+    ("RR158139316RU", False),  # the same with a wrong check digit
+    ("RF09 4471 8200 93", True),  # a creditor reference, ISO 11649
+    ("529900W18LQJJN6SJ336", True),  # a legal entity identifier, ISO 17442
+    ("5FB2822E-396D-4725-8521-CDC4BDD20CCB", True),
+    ("AB1234567", False),
+    ("DE89370400440532013000", False),
+])
+def test_numbers_of_a_standard_that_names_no_person(value, other):
+    assert id_tagger.other_standard_number(value) is other
+
+
+@pytest.mark.parametrize("text", [
+    "Ihre Ticketnummer lautet 2026040312000871 — wir melden uns",
+    "przelew na konto zrobiony, nr zamówienia 100482771.",
+    "你好,订单号是 DD20240611003,麻烦查一下。",
+    "Número de seguimiento: LP00418293746521 (AliExpress)",
+    "Број пошиљке: 34938482502 — Пошта Србије",
+    "Трек-номер: RR158139315RU, посылка прибыла",
+])
+def test_order_ticket_and_tracking_numbers_in_more_languages_are_left_alone(text):
+    assert ids_in(text) == []
+
+
+def test_a_pin_named_with_a_verb_is_still_read():
+    assert ids_in("My RSA PIN is PEN100418273659 with Stanbic IBTC Pensions") == ["PEN100418273659"]
