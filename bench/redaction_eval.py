@@ -30,8 +30,10 @@ everyday text full of numbers that are not identifiers) were scored unchanged fi
 training data of the identifier tagger (bench/train_id_tagger.py), as all the tuning sets are;
 so are "ids-tune9" to "ids-tune12" (chat, pasted documents, less covered regions, unlabelled
 customer and account numbers) and "ids-tune13" to "ids-tune16" (labels in non-Latin scripts,
-everyday services' customer numbers, transcripts and OCR, a broad set), each scored unread first
-(results/redaction_<set>_before.json).
+everyday services' customer numbers, transcripts and OCR, a broad set) and "ids-tune17" to
+"ids-tune20" (lists and tables, languages no earlier set had shown, messy chat, a broad set), each
+scored unread first (results/redaction_<set>_before.json). Every ids_tune*.jsonl file in the
+corpus folder is a split of its own.
 Look-alike cases (ids "lookalike-…") expect no finding at all; any finding there is a false
 positive, counted by look-alike category.
 
@@ -65,27 +67,26 @@ sys.path.insert(0, str(ROOT))
 from governance.redaction import KINDS, Finding, redact_text  # noqa: E402
 
 CORPUS_DIR = ROOT / "bench" / "redaction_corpus"
-# Every labelled file but the blind one; a file that is not there yet is skipped.
-CORPORA = (CORPUS_DIR / "cases.jsonl", CORPUS_DIR / "ids_tune.jsonl", CORPUS_DIR / "ids_tune2.jsonl",
-           CORPUS_DIR / "ids_tune3.jsonl", CORPUS_DIR / "ids_tune4.jsonl", CORPUS_DIR / "ids_tune5.jsonl",
-           CORPUS_DIR / "ids_tune6.jsonl", CORPUS_DIR / "ids_tune7.jsonl", CORPUS_DIR / "ids_tune8.jsonl",
-           CORPUS_DIR / "ids_tune9.jsonl", CORPUS_DIR / "ids_tune10.jsonl", CORPUS_DIR / "ids_tune11.jsonl",
-           CORPUS_DIR / "ids_tune12.jsonl", CORPUS_DIR / "ids_tune13.jsonl", CORPUS_DIR / "ids_tune14.jsonl",
-           CORPUS_DIR / "ids_tune15.jsonl", CORPUS_DIR / "ids_tune16.jsonl")
+
+
+def _set_number(path: Path) -> int:
+    return int(path.stem.removeprefix("ids_tune") or 1)
+
+
+# Every labelled file but the blind ones: the corpus and the id tuning sets, in their order.
+TUNING_FILES = tuple(sorted(CORPUS_DIR.glob("ids_tune*.jsonl"), key=_set_number))
+CORPORA = (CORPUS_DIR / "cases.jsonl", *TUNING_FILES)
+TUNING_SPLITS = tuple(path.stem.replace("_", "-") for path in TUNING_FILES)
 # The blind files, each scored into its own results file.
 BLINDS = (CORPUS_DIR / "ids_blind.jsonl", CORPUS_DIR / "ids_blind2.jsonl", CORPUS_DIR / "ids_blind3.jsonl",
           CORPUS_DIR / "ids_blind4.jsonl", CORPUS_DIR / "ids_blind5.jsonl",
           CORPUS_DIR / "ids_blind6.jsonl", CORPUS_DIR / "ids_blind7.jsonl")
 RESULTS = ROOT / "bench" / "results" / "redaction.json"
-SPLITS = ("dev", "test", "fresh2", "fresh3", "ids-tune", "ids-tune2", "ids-tune3", "ids-tune4", "ids-tune5",
-          "ids-tune6", "ids-tune7", "ids-tune8", "ids-tune9", "ids-tune10", "ids-tune11", "ids-tune12",
-          "ids-tune13", "ids-tune14", "ids-tune15", "ids-tune16")
+SPLITS = ("dev", "test", "fresh2", "fresh3", *TUNING_SPLITS)
 # "fresh": the part of "test" written after the rules were first frozen; "hardening": the part of
 # "test" that holds the shapes an outside probe found (written before the rules were changed);
 # "held-out": "test", "fresh2" and "fresh3" together (the look-alike target counts over all three)
-GROUPS = ("dev", "test", "fresh", "hardening", "fresh2", "fresh3", "held-out", "ids-tune", "ids-tune2",
-          "ids-tune3", "ids-tune4", "ids-tune5", "ids-tune6", "ids-tune7", "ids-tune8", "ids-tune9",
-          "ids-tune10", "ids-tune11", "ids-tune12", "ids-tune13", "ids-tune14", "ids-tune15", "ids-tune16")
+GROUPS = ("dev", "test", "fresh", "hardening", "fresh2", "fresh3", "held-out", *TUNING_SPLITS)
 SUBKINDS = ("national_id", "passport", "iban", "tax_number", "customer_number", "account_number")
 PARTS_OF_TEST = ("fresh", "hardening")
 LOOKALIKE = "lookalike-"
