@@ -57,10 +57,14 @@ _NEAR = 2  # the nearest words before a value weigh apart from the further ones
 _WORDS_AFTER = 3
 _LINE_ABOVE = 60
 # Pieces of phone words in many languages, inside compounds too ("Rufnummer", "Llámame",
-# "Telefonnummer"): near one, a number stays the phone recognizer's.
+# "Telefonnummer", "celular"): near one, a number stays the phone recognizer's.
 _PHONE_WORD_PIECE = re.compile(
-    r"phon|fon|tel|mobil|handy|ruf|call|ll[aá]m|cell|whats|sms|fax|hotline|contact|kontakt|dial|ring",
+    r"phon|fon|tel|mobil|m[oó]vil|celu|portable|handy|ruf|call|ll[aá]m|cell|whats|sms|fax|hotline|"
+    r"contact|kontakt|dial|ring",
     re.IGNORECASE)
+# "Number" naming what it is the number of ("número da instalação", "die Nummer von meiner
+# Stromrechnung") is no phone cue, though a bare "número" or "Nummer" is one.
+_NUMBER_OF = re.compile(r"(?:numéro|número|nummer)(?=[ \t]+(?:de|da|do|des|du|von|vom|der)\b)", re.IGNORECASE)
 # Numbers the rules leave alone on purpose, whatever the tagger makes of them: a bank's routing
 # code on its own (it names a branch, docs/redaction.md), a one-time or recovery code, a card a
 # line calls a test card.
@@ -237,17 +241,23 @@ def tagged(scan: Scan, weights: dict[int, float]) -> Iterator[tuple[int, int]]:
 
 def phones_taken_over(scan: Scan, finding: Candidate, others: list[Candidate]) -> list[Candidate]:
     """The phone candidates `finding` replaces: every candidate it overlaps must be a phone lying
-    within it, with no phone word before it on its line or after it in its clause; else none."""
+    within it (brackets around it aside), with no phone word before it on its line or after it in
+    its clause; else none."""
     overlapping = [c for c in others if c.start < finding.end and finding.start < c.end]
-    if not overlapping or any(c.kind != "phone" or c.start < finding.start or c.end > finding.end
-                              for c in overlapping):
+    if not overlapping or any(c.kind != "phone" or not _within(scan.text, c, finding) for c in overlapping):
         return []
     after = CLAUSE_AFTER.match(scan.line_after(finding.end, 40))
     assert after is not None  # the pattern matches the empty string too
     near = f"{scan.line_before(finding.start, 40)} {after.group()}"
-    if PHONE_CONTEXT.search(near) or _PHONE_WORD_PIECE.search(near):
+    if any(not _NUMBER_OF.match(near, cue.start()) for cue in PHONE_CONTEXT.finditer(near)):
         return []
-    return overlapping
+    return [] if _PHONE_WORD_PIECE.search(near) else overlapping
+
+
+def _within(text: str, phone: Candidate, finding: Candidate) -> bool:
+    """Whether the phone lies within the finding, but for the brackets around it ("(8504126319)")."""
+    return (not text[phone.start:finding.start].strip("( ")
+            and not text[max(finding.end, phone.start):phone.end].strip(") "))
 
 
 def find(scan: Scan) -> Iterator[Candidate]:

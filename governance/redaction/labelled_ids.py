@@ -39,6 +39,8 @@ _SKIP_SIGNS = re.compile(
     r"""[ \t]*(?:["'’`*|]+|[:=#]|\.{2,}|…|_{2,}|\[(?=[A-Za-z0-9./ -]{4,40}\])|"""
     r"""\([^()\n\d]{1,30}\)|\((?=[^()\n]{0,20}\d[^()\n]*\))|\[(?!(?:id|phone|email|name|address|secret)\])[^\[\]\n\d]{1,30}\]|"""
     r"""[–—]|-(?=[ \t])|_|\.(?=[ \t])|(?<=[Nn][OoRr])\.(?=\d)|"""
+    # An article or case ending glued to an acronym: "ЕГН-то", "CNP-ul", "IBAN'ım", "NIP-u".
+    r"""[-'’][a-zà-öø-ÿışğа-яёѐ-џ]{1,4}(?![^\W\d_])|"""
     r"""/[ \t]*[^\W\d_][^\W\d_.-]{1,15})[ \t]*"""  # a second label: "SSN/ITIN:", "CPF/CNPJ"
 )
 # Words between a label and its value: "number", "is", "lautet", "est", "jest", "är" …

@@ -1125,3 +1125,36 @@ def test_order_ticket_and_tracking_numbers_in_more_languages_are_left_alone(text
 
 def test_a_pin_named_with_a_verb_is_still_read():
     assert ids_in("My RSA PIN is PEN100418273659 with Stanbic IBTC Pensions") == ["PEN100418273659"]
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    # An article or case ending glued to an acronym label.
+    ("Моля, попълнете ЕГН-то си: 8504126319 и в двете полета", "8504126319"),
+    ("Podaj NIP-u 5272836146 w fakturze", "5272836146"),
+    # A labelled value in brackets that the phone rules read, brackets included, by its shape alone.
+    ("Моля, попълнете ЕГН-то си (8504126319) и в двете полета", "8504126319"),
+    ("łoszeniu podałam numer PESEL syna (03271804577), proszę o poprawienie", "03271804577"),
+])
+def test_a_labelled_value_is_not_lost_to_a_phone_read_by_its_shape_alone(text, value):
+    assert [(f.kind, text[f.start:f.end]) for f in redact_text(text).findings] == [("id", value)]
+
+
+@pytest.mark.parametrize("text", [
+    "my account number, ring me on (0612345678) tomorrow",
+    "about my account: call the bank at 0800 123 4567",
+])
+def test_a_phone_with_a_phone_word_near_it_stays_a_phone_after_an_account_label(text):
+    assert kinds_in(text) == ["phone"]
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    # "Number of" something that is not a phone is no phone cue: the tagger's reading stands.
+    ("Oi Enel, número da instalação 41827365, estou sem luz desde ontem", "id"),
+    ("Hallo, hier nochmal die Nummer von meiner Stromrechnung: 3004 7719 52. Der Abschlag", "id"),
+    # Of a phone, or bare, it still is.
+    ("o número do celular 11987654321", "phone"),
+    ("el número de mi móvil 612345678", "phone"),
+    ("meine Nummer ist 0151 23456789", "phone"),
+])
+def test_a_number_word_naming_what_it_numbers_is_no_phone_cue(text, kind):
+    assert kinds_in(text) == [kind]
