@@ -308,8 +308,8 @@ _SCHEMES_BY_SHAPE = tuple(_Shaped(s.name, re.compile(s.pattern), s) for s in SCH
 _CASELESS = frozenset({"iban", "iban_loose", "it_codicefiscale", "es_dni", "es_nie", "mx_curp", "mx_rfc",
                        "fi_hetu", "cn_ric", "ie_pps", "in_pan", "sg_nric"})
 _CASELESS_SCHEMES = tuple(shaped for shaped in _SCHEMES_BY_SHAPE if shaped.name in _CASELESS)
-# A token that could start one of them typed in lower case: up to six letters, then a digit, and a
-# lower-case letter before its end ("it26", "y3095718r", "12345678z", "120398-914x").
 # Longer than any scheme's match: an IBAN of 34 characters in groups, with its spaces.
 _LONGEST_MATCH = 64
+# A token that could start one of them typed in lower case: up to six letters, then a digit, and a
+# lower-case letter before its end ("it26", "y3095718r", "12345678z", "120398-914x").
 _LOWER_START = re.compile(r"(?<![\w./-])(?=[A-Za-z]{0,6}\d)(?=[A-Za-z0-9-]*[a-z])[A-Za-z0-9]")
