@@ -57,10 +57,11 @@ _NEAR = 2  # the nearest words before a value weigh apart from the further ones
 _WORDS_AFTER = 3
 _LINE_ABOVE = 60
 # Pieces of phone words in many languages, inside compounds too ("Rufnummer", "Llámame",
-# "Telefonnummer", "celular"): near one, a number stays the phone recognizer's.
+# "Telefonnummer", "celular", "Diensthandy"): near one, a number stays the phone recognizer's.
+# Most must start a word: "Stelle", "Hotel", "Beruf", "recall" and "yentela" say nothing of phones.
 _PHONE_WORD_PIECE = re.compile(
-    r"phon|fon|tel|mobil|m[oó]vil|celu|portable|handy|ruf|call|ll[aá]m|cell|whats|sms|fax|hotline|"
-    r"contact|kontakt|dial|ring",
+    r"phon|fon|handy|(?<![^\W\d_])(?:tel|mobil|m[oó]vil|celu|portable|ruf|call|ll[aá]m|cell|whats|sms|fax|"
+    r"hotline|contact|kontakt|dial|ring)",
     re.IGNORECASE)
 # "Number" naming what it is the number of ("número da instalação", "die Nummer von meiner
 # Stromrechnung") is no phone cue, though a bare "número" or "Nummer" is one.

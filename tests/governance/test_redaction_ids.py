@@ -1018,6 +1018,10 @@ def _tagged(text: str, value: str) -> Candidate:
     ("Tel. 030 901820 (Zentrale)", "030 901820", False),
     ("Llámame al 612345678 mañana", "612345678", False),
     ("0685407362 is my WhatsApp", "0685407362", False),
+    ("Diensthandy 0176 2345678", "0176 2345678", False),
+    # A phone word's letters inside another word are no phone word ("yentela": of tax, in Zulu).
+    ("Inombolo yami yentela ye-SARS: 3172846051. Ngicela", "3172846051", True),
+    ("im Hotel an zweiter Stelle: 0731 8822941", "0731 8822941", True),
 ])
 def test_the_tagger_takes_over_only_a_phone_read_by_its_shape_alone(text, value, taken):
     phone = _phone(text, value)
