@@ -155,6 +155,7 @@ def added_on(cases: list[dict], weights: dict[int, float], *, show: bool = False
     return {"ids": total, "found": by_both, "recall_rules": round(by_rules / max(1, total), 3),
             "recall_with_tagger": round(by_both / max(1, total), 3),
             "lookalikes_damaged_by_tagger": f"{damaged_lookalikes} of {lookalikes}",
+            "lookalikes_damaged": damaged_lookalikes,
             "stray_tagger_findings": stray, **({"misses": missed} if show else {})}
 
 
@@ -166,7 +167,7 @@ def leave_each_out(*, show: bool = False) -> dict[str, object]:
         per_set[path.name] = added_on(load(path), weights, show=show)
     ids = sum(int(result["ids"]) for result in per_set.values())
     found = sum(int(result["found"]) for result in per_set.values())
-    damaged = sum(int(str(result["lookalikes_damaged_by_tagger"]).split()[0]) for result in per_set.values())
+    damaged = sum(int(result["lookalikes_damaged"]) for result in per_set.values())
     return {"sets": per_set, "ids": ids, "recall_with_tagger": round(found / ids, 3),
             "lookalikes_damaged_by_tagger": damaged,
             "stray_tagger_findings": sum(int(result["stray_tagger_findings"]) for result in per_set.values())}

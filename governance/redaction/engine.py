@@ -110,10 +110,12 @@ def _detect(text: str, *, allowlist: Collection[str], public_figures: Collection
     # A value a label names yields to a phone when the phone is longer (it swallows it) or the
     # label is a few words away (labelled_ids.PRIORITY_FAR), but not to one read by its shape
     # alone with no phone word near it: "ЕГН-то си (8504126319)" is the label's.
+    others = [c for c in candidates if c.kind != "id"]
     for labelled in [c for c in candidates if c.kind == "id" and c.rule.endswith("_label")]:
-        taken = id_tagger.phones_taken_over(scan, labelled, [c for c in candidates if c.kind != "id"])
+        taken = id_tagger.phones_taken_over(scan, labelled, others)
         if taken:
             candidates = [c for c in candidates if c not in taken]
+            others = [c for c in others if c not in taken]
     found = Spans([(c.start, c.end) for c in candidates])
     for fallback in (c for recognize in FALLBACKS for c in recognize(scan)
                      if _in_scope(scan, c) and not sam_ids.overlaps(c.start, c.end)):
